@@ -1,0 +1,195 @@
+import CDBus
+import Dispatch
+import Synchronization
+
+extension Connection {
+    /// Sends a method call and waits for its reply.
+    ///
+    ///     let reply = try await connection.call(message, timeout: .seconds(5))
+    ///
+    /// The call never blocks a thread: libdbus's pending call is completed on
+    /// the loop queue and resumes this task. Exactly one outcome is delivered,
+    /// whether the reply arrives, the deadline passes, the peer or this
+    /// connection goes away, or the task is cancelled.
+    ///
+    /// - Parameters:
+    ///   - message: a method call made with `Message.methodCall`.
+    ///   - timeout: how long to wait for the reply (at most about 24 days).
+    /// - Returns: the method-return message.
+    /// - Throws: the peer's error reply; `NoReply` at the deadline or when the peer
+    ///   left the bus; `Disconnected` when this connection closed; `NoReply` with
+    ///   "cancelled" when the task was cancelled.
+    public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
+        let pending = PendingCall(connection: self)
+        let result: Result<Message, DBusError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                pending.install(continuation)
+                loop.queue.async { [self] in start(pending, message, timeout: timeout) }
+            }
+        } onCancel: {
+            pending.cancel()
+        }
+        return try result.get()
+    }
+
+    /// Calls a method and returns the reply's arguments.
+    public func call(
+        _ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
+        _ arguments: [Value] = [], timeout: Duration = .seconds(25)
+    ) async throws(DBusError) -> [Value] {
+        let message = try Message.methodCall(
+            destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+        return try await call(message, timeout: timeout).arguments()
+    }
+
+    /// Starts a pending call on the loop queue.
+    private func start(_ pending: PendingCall, _ message: Message, timeout: Duration) {
+        loop.assertOnQueue()
+        guard let raw = loop.raw else {
+            pending.finish(.failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
+            return
+        }
+        var handle: OpaquePointer?
+        guard dbus_connection_send_with_reply(raw, message.raw, &handle, milliseconds(timeout)) != 0 else {
+            pending.finish(.failure(.noMemory))
+            return
+        }
+        guard let handle else {
+            pending.finish(.failure(.disconnected("the connection is closed")))
+            return
+        }
+        guard pending.attach(handle) else {  // cancelled before it started
+            dbus_pending_call_cancel(handle)
+            dbus_pending_call_unref(handle)
+            return
+        }
+        state.withLock { $0.pendingCalls[ObjectIdentifier(pending)] = pending }
+        dbus_pending_call_set_notify(handle, pendingCallCompleted, Unmanaged.passRetained(pending).toOpaque()) {
+            if let data = $0 { Unmanaged<PendingCall>.fromOpaque(data).release() }
+        }
+        // The reply may have been read before the notify function was set, in
+        // which case libdbus will not call it: check by hand.
+        if dbus_pending_call_get_completed(handle) != 0 { complete(pending) }
+    }
+
+    /// Takes the reply of a completed pending call. Runs on the loop queue.
+    fileprivate func complete(_ pending: PendingCall) {
+        loop.assertOnQueue()
+        guard let handle = pending.detach() else { return }
+        state.withLock { _ = $0.pendingCalls.removeValue(forKey: ObjectIdentifier(pending)) }
+        let reply = dbus_pending_call_steal_reply(handle)
+        dbus_pending_call_unref(handle)
+        guard let reply else {
+            pending.finish(.failure(.noReply("no reply arrived")))
+            return
+        }
+        let message = Message(adopting: reply)
+        if let error = message.error {
+            pending.finish(.failure(error))
+        } else {
+            pending.finish(.success(message))
+        }
+    }
+
+    /// Cancels a pending call on the loop queue after its task was cancelled.
+    fileprivate func cancel(_ pending: PendingCall) {
+        loop.queue.async { [self] in
+            guard let handle = pending.detach() else { return }
+            state.withLock { _ = $0.pendingCalls.removeValue(forKey: ObjectIdentifier(pending)) }
+            dbus_pending_call_cancel(handle)
+            dbus_pending_call_unref(handle)
+        }
+    }
+}
+
+/// libdbus's timeout is an `int` of milliseconds.
+private func milliseconds(_ duration: Duration) -> Int32 {
+    let (seconds, attoseconds) = duration.components
+    let total = seconds.multipliedReportingOverflow(by: 1000)
+    guard !total.overflow else { return Int32.max }
+    let ms = total.partialValue + attoseconds / 1_000_000_000_000_000
+    return Int32(clamping: max(ms, 0))
+}
+
+private func pendingCallCompleted(_ handle: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
+    guard let data else { return }
+    let pending = Unmanaged<PendingCall>.fromOpaque(data).takeUnretainedValue()
+    pending.connection.complete(pending)
+}
+
+/// One outgoing call waiting for its reply: a continuation that can be resumed
+/// only once, and the libdbus pending-call handle while it is live.
+final class PendingCall: Sendable {
+    let connection: Connection
+    private let state = Mutex(State())
+
+    private struct State {
+        var continuation: CheckedContinuation<Result<Message, DBusError>, Never>?
+        var early: Result<Message, DBusError>?  // finished before the continuation was installed
+        var handle: Handle?
+        var cancelled = false
+    }
+
+    /// The libdbus handle, touched only on the connection's loop queue.
+    private struct Handle: @unchecked Sendable {
+        // @unchecked: the pointer is only dereferenced on the loop queue.
+        let raw: OpaquePointer
+    }
+
+    init(connection: Connection) { self.connection = connection }
+
+    func install(_ continuation: CheckedContinuation<Result<Message, DBusError>, Never>) {
+        let early: Result<Message, DBusError>? = state.withLock { state in
+            if let early = state.early { return early }
+            state.continuation = continuation
+            return nil
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    /// Delivers the outcome; only the first call has any effect.
+    func finish(_ result: Result<Message, DBusError>) {
+        let continuation: CheckedContinuation<Result<Message, DBusError>, Never>? = state.withLock { state in
+            if let continuation = state.continuation {
+                state.continuation = nil
+                state.early = .failure(.noReply("already finished"))  // blocks later installs
+                return continuation
+            }
+            if state.early == nil { state.early = result }
+            return nil
+        }
+        continuation?.resume(returning: result)
+    }
+
+    /// Records the libdbus handle; false if the call was cancelled meanwhile.
+    func attach(_ handle: OpaquePointer) -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.handle = Handle(raw: handle)
+            return true
+        }
+    }
+
+    /// Takes the handle back, once.
+    func detach() -> OpaquePointer? {
+        state.withLock { state in
+            defer { state.handle = nil }
+            return state.handle?.raw
+        }
+    }
+
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+        finish(.failure(.noReply("the call was cancelled")))
+        connection.cancel(self)
+    }
+
+    /// Fails the call because its connection closed. Runs on the loop queue.
+    func abandon(with reason: DBusError) {
+        if let handle = detach() {
+            dbus_pending_call_cancel(handle)
+            dbus_pending_call_unref(handle)
+        }
+        finish(.failure(reason))
+    }
+}

@@ -1,0 +1,164 @@
+extension Connection {
+    /// Exports an object at `path` with the given interfaces, replacing any
+    /// object exported there before. `Introspectable`, `Properties` and `Peer`
+    /// are answered for it automatically.
+    public func export(_ interfaces: [ExportedInterface], at path: ObjectPath) {
+        state.withLock { $0.objects[path] = interfaces }
+    }
+
+    /// Removes the object at `path`; later calls to it get `UnknownObject`.
+    public func unexport(_ path: ObjectPath) {
+        state.withLock { _ = $0.objects.removeValue(forKey: path) }
+    }
+
+    /// Emits a signal from `path`.
+    /// - Throws: `InvalidArgs` if an argument cannot be sent.
+    public func emit(
+        _ member: MemberName, on interface: InterfaceName, from path: ObjectPath, arguments: [Value] = []
+    ) throws(DBusError) {
+        send(try Message.signal(path: path, interface: interface, member: member, arguments: arguments))
+    }
+
+    /// Routes one incoming method call. Runs on the loop queue.
+    func handleMethodCall(_ message: Message) {
+        let outcome = route(message)
+        switch outcome {
+        case .reply(let result):
+            reply(to: message, with: result, declared: nil)
+        case .run(let method, let call):
+            switch method.body {
+            case .immediate(let handler):
+                let result: Result<[Value], DBusError>
+                do { result = .success(try handler(call)) } catch { result = .failure(error) }
+                reply(to: message, with: result, declared: method)
+            case .deferred(let handler):
+                Task {
+                    let result: Result<[Value], DBusError>
+                    do throws(DBusError) { result = .success(try await handler(call)) } catch { result = .failure(error) }
+                    reply(to: message, with: result, declared: method)
+                }
+            }
+        }
+    }
+
+    private enum Routing {
+        case reply(Result<[Value], DBusError>)
+        case run(ExportedMethod, MethodCall)
+    }
+
+    private func route(_ message: Message) -> Routing {
+        guard let path = message.path, let member = message.member else {
+            return .reply(.failure(.invalidArgs("method call without path or member")))
+        }
+        let interface = message.interface
+        let (interfaces, children) = state.withLock { state in
+            (state.objects[path], Introspection.children(of: path, among: state.objects.keys))
+        }
+        switch (interface?.rawValue, member.rawValue) {
+        case ("org.freedesktop.DBus.Introspectable", "Introspect"), (nil, "Introspect"):
+            guard interfaces != nil || !children.isEmpty else { break }
+            guard message.signature.types.isEmpty else {
+                return .reply(.failure(.invalidArgs("Introspect takes no arguments, got '\(message.signature)'")))
+            }
+            let xml = Introspection.xml(for: interfaces ?? [], children: children)
+            return .reply(.success([.string(xml)]))
+        case ("org.freedesktop.DBus.Properties", _):
+            guard let interfaces else { break }
+            do { return .reply(.success(try properties(member, message, interfaces))) } catch {
+                return .reply(.failure(error))
+            }
+        default:
+            break
+        }
+        guard let interfaces else {
+            return .reply(.failure(DBusError(.unknownObject, "no object at path \(path)")))
+        }
+        let candidates: [ExportedInterface]
+        if let interface {
+            guard let found = interfaces.first(where: { $0.name == interface }) else {
+                return .reply(.failure(DBusError(.unknownInterface, "object \(path) has no interface \(interface)")))
+            }
+            candidates = [found]
+        } else {
+            candidates = interfaces
+        }
+        guard let method = candidates.lazy.flatMap(\.methods).first(where: { $0.name == member }) else {
+            let owner = interface.map { " on interface \($0)" } ?? ""
+            return .reply(.failure(DBusError(.unknownMethod, "no method \(member)\(owner) at \(path)")))
+        }
+        let signature = message.signature
+        guard signature == method.inputSignature else {
+            return .reply(
+                .failure(
+                    .invalidArgs(
+                        "\(member) takes arguments of type '\(method.inputSignature)', got '\(signature)'")))
+        }
+        do {
+            return .run(method, MethodCall(message: message, arguments: try message.arguments()))
+        } catch {
+            return .reply(.failure(error))
+        }
+    }
+
+    /// Answers `org.freedesktop.DBus.Properties`; all properties are read-only.
+    private func properties(_ member: MemberName, _ message: Message, _ interfaces: [ExportedInterface])
+        throws(DBusError) -> [Value]
+    {
+        func find(_ name: String) throws(DBusError) -> ExportedInterface {
+            guard let found = interfaces.first(where: { $0.name.rawValue == name }) else {
+                throw DBusError(.unknownInterface, "no interface \(name) at \(message.path ?? .root)")
+            }
+            return found
+        }
+        switch member.rawValue {
+        case "Get":
+            let (interfaceName, propertyName) = try message.decode(String.self, String.self)
+            let interface = try find(interfaceName)
+            guard let property = interface.properties.first(where: { $0.name.rawValue == propertyName }) else {
+                throw DBusError(.unknownProperty, "no property \(propertyName) on \(interfaceName)")
+            }
+            return [.variant(property.read())]
+        case "GetAll":
+            let interfaceName = try message.decode(String.self)
+            let interface = try find(interfaceName)
+            let entries = interface.properties.map {
+                DictionaryEntry(key: .string($0.name.rawValue), value: .variant($0.read()))
+            }
+            return [.dictionary(key: .string, value: .variant, entries)]
+        case "Set":
+            let (interfaceName, propertyName, _) = try message.decode(String.self, String.self, Variant.self)
+            let interface = try find(interfaceName)
+            guard interface.properties.contains(where: { $0.name.rawValue == propertyName }) else {
+                throw DBusError(.unknownProperty, "no property \(propertyName) on \(interfaceName)")
+            }
+            throw DBusError(.propertyReadOnly, "property \(propertyName) is read-only")
+        default:
+            throw DBusError(.unknownMethod, "no method \(member) on org.freedesktop.DBus.Properties")
+        }
+    }
+
+    /// Sends the reply (or error) for a call, unless the caller asked for none.
+    /// A handler that returns values of the wrong types is a bug in this
+    /// process; the caller gets `Failed` rather than a malformed reply.
+    private func reply(to call: Message, with result: Result<[Value], DBusError>, declared method: ExportedMethod?) {
+        guard call.expectsReply else { return }
+        var result = result
+        if case .success(let values) = result, let method, values.signature != method.outputSignature {
+            result = .failure(
+                .failed(
+                    "internal error: \(method.name) produced '\(values.signature)' instead of '\(method.outputSignature)'"
+                ))
+        }
+        do {
+            switch result {
+            case .success(let values): send(try Message.reply(to: call, arguments: values))
+            case .failure(let error): send(try Message.errorReply(to: call, error))
+            }
+        } catch {
+            // The values could not be encoded (e.g. a NUL in a string): still answer.
+            if let fallback = try? Message.errorReply(to: call, .failed("could not encode the reply: \(error.message)")) {
+                send(fallback)
+            }
+        }
+    }
+}

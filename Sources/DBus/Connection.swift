@@ -1,0 +1,161 @@
+import CDBus
+import Dispatch
+import Glibc
+import Synchronization
+
+/// A private connection to a message bus, serviced by its own event loop.
+///
+/// Make one with `Connection.connect(to:)` or `Connection.session()`, use it
+/// from any thread or task, and `close()` it when done. Incoming method calls
+/// and signals are handled on the connection's loop queue, in arrival order.
+public final class Connection: Sendable {
+    let loop: EventLoop
+    let state: Mutex<ConnectionState>
+
+    private init(loop: EventLoop) {
+        self.loop = loop
+        self.state = Mutex(ConnectionState())
+    }
+
+    /// Connects to the bus at `address` and registers with it (`Hello`).
+    ///
+    /// - Parameters:
+    ///   - address: a D-Bus address such as `unix:path=/run/user/1000/bus`.
+    ///   - timeout: how long registration may take.
+    /// - Throws: the libdbus error for a bad or unreachable address, or the bus's error.
+    public static func connect(to address: String, timeout: Duration = .seconds(25)) async throws(DBusError)
+        -> Connection
+    {
+        _ = LibDBus.ready
+        guard !address.utf8.contains(0) else { throw .invalidArgs("bus address contains a NUL character") }
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        // Connecting a local socket does not block; authentication happens on the loop.
+        guard let raw = dbus_connection_open_private(address, &error) else { throw LibDBus.take(&error) }
+        dbus_connection_set_exit_on_disconnect(raw, 0)
+
+        let connection = Connection(loop: EventLoop(label: "openurld.dbus"))
+        connection.loop.onMessage = { [unowned connection] in connection.receive($0) }
+        connection.loop.queue.sync { connection.loop.attach(raw) }
+        do {
+            let hello = try Message.methodCall(
+                destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "Hello")
+            let name = try await connection.call(hello, timeout: timeout).decode(String.self)
+            connection.loop.sync { _ = dbus_bus_set_unique_name(raw, name) }
+            connection.state.withLock { $0.uniqueName = BusName(trusted: name) }
+        } catch {
+            connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    /// Connects to the session bus named by `DBUS_SESSION_BUS_ADDRESS`, or to
+    /// `$XDG_RUNTIME_DIR/bus` when that is unset, as libdbus and GLib do.
+    /// - Throws: `Disconnected` when neither is available.
+    public static func session(environment: [String: String]) async throws(DBusError) -> Connection {
+        guard let address = sessionBusAddress(environment: environment) else {
+            throw .disconnected("no session bus: DBUS_SESSION_BUS_ADDRESS is unset and XDG_RUNTIME_DIR has no 'bus' socket")
+        }
+        return try await connect(to: address)
+    }
+
+    /// The unique name the bus gave this connection, e.g. `:1.42`.
+    public var uniqueName: BusName { state.withLock { $0.uniqueName } ?? BusName(trusted: ":0.0") }
+
+    /// Whether the connection is still open.
+    public var isConnected: Bool { state.withLock { $0.isOpen } }
+
+    /// Sends a message without waiting for a reply.
+    public func send(_ message: Message) {
+        loop.queue.async { [self] in
+            guard let raw = loop.raw else { return }
+            _ = dbus_connection_send(raw, message.raw, nil)
+        }
+    }
+
+    /// Runs `handler` once, on the loop queue, when the connection closes for any
+    /// reason. Runs it at once when the connection is already closed.
+    public func onDisconnect(_ handler: @escaping @Sendable (DBusError) -> Void) {
+        let closedWith: DBusError? = state.withLock { state in
+            if let reason = state.closeReason { return reason }
+            state.disconnectHandlers.append(handler)
+            return nil
+        }
+        if let closedWith { loop.queue.async { handler(closedWith) } }
+    }
+
+    /// Suspends until the connection closes, returning why.
+    public func disconnected() async -> DBusError {
+        await withCheckedContinuation { continuation in
+            onDisconnect { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Closes the connection. Calls in flight fail with `Disconnected`; every
+    /// registered disconnect handler runs. Closing twice does nothing.
+    public func close() {
+        loop.sync { teardown(DBusError.disconnected("the connection was closed")) }
+    }
+
+    /// Handles one incoming message on the loop queue.
+    private func receive(_ message: Message) {
+        switch message.kind {
+        case .methodCall:
+            handleMethodCall(message)
+        case .signal:
+            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+                // Not inline: libdbus is inside dispatch; tear down after it returns.
+                loop.queue.async { [self] in teardown(.disconnected("the bus closed the connection")) }
+            } else {
+                deliverSignal(message)
+            }
+        case .methodReturn, .error:
+            break  // replies to pending calls never reach the filter; stray ones are dropped
+        }
+    }
+
+    /// Closes and releases the libdbus connection. Runs on the loop queue.
+    private func teardown(_ reason: DBusError) {
+        loop.assertOnQueue()
+        guard let raw = loop.raw else { return }
+        let (handlers, pending) = state.withLock { state in
+            state.isOpen = false
+            state.closeReason = reason
+            defer {
+                state.disconnectHandlers = []
+                state.pendingCalls = [:]
+                state.subscriptions = [:]
+            }
+            return (state.disconnectHandlers, Array(state.pendingCalls.values))
+        }
+        loop.detach()
+        dbus_connection_close(raw)
+        for call in pending { call.abandon(with: reason) }
+        dbus_connection_unref(raw)
+        for handler in handlers { handler(reason) }
+    }
+}
+
+/// Everything about a connection that other threads may touch.
+struct ConnectionState {
+    var isOpen = true
+    var closeReason: DBusError?
+    var uniqueName: BusName?
+    var disconnectHandlers: [@Sendable (DBusError) -> Void] = []
+    var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
+    var objects: [ObjectPath: [ExportedInterface]] = [:]
+    var subscriptions: [UInt64: SignalSubscription.Entry] = [:]
+    var nextSubscriptionID: UInt64 = 1
+}
+
+/// The session bus address per the D-Bus specification and libdbus's fallback.
+func sessionBusAddress(environment: [String: String]) -> String? {
+    if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
+    if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+        let path = runtime + "/bus"
+        if access(path, F_OK) == 0 { return "unix:path=" + path }
+    }
+    return nil
+}

@@ -1,0 +1,50 @@
+/// A D-Bus error: a name a program can match on and a message a person can act on.
+///
+/// Every failure in this module is one of these, whether it came from a peer
+/// (an error reply), from the bus, or from validating input before it reached
+/// libdbus. That keeps one vocabulary from the wire to the command line.
+public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The error name, e.g. `org.freedesktop.DBus.Error.InvalidArgs`.
+    public let name: ErrorName
+    /// A human-readable explanation.
+    public let message: String
+
+    /// Creates an error with the given name and message.
+    public init(_ name: ErrorName, _ message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    public var description: String { "\(name): \(message)" }
+}
+
+extension DBusError {
+    /// `org.freedesktop.DBus.Error.Failed`: a generic failure.
+    public static func failed(_ message: String) -> DBusError { DBusError(.failed, message) }
+    /// `org.freedesktop.DBus.Error.InvalidArgs`: the arguments were wrong.
+    public static func invalidArgs(_ message: String) -> DBusError { DBusError(.invalidArgs, message) }
+    /// `org.freedesktop.DBus.Error.NoReply`: no reply arrived before the deadline.
+    public static func noReply(_ message: String) -> DBusError { DBusError(.noReply, message) }
+    /// `org.freedesktop.DBus.Error.Disconnected`: the connection is closed.
+    public static func disconnected(_ message: String) -> DBusError { DBusError(.disconnected, message) }
+    /// `org.freedesktop.DBus.Error.NoMemory`: libdbus could not allocate.
+    static let noMemory = DBusError(.noMemory, "out of memory")
+}
+
+extension ErrorName {
+    public static let failed = ErrorName(trusted: "org.freedesktop.DBus.Error.Failed")
+    public static let invalidArgs = ErrorName(trusted: "org.freedesktop.DBus.Error.InvalidArgs")
+    public static let noReply = ErrorName(trusted: "org.freedesktop.DBus.Error.NoReply")
+    public static let timeout = ErrorName(trusted: "org.freedesktop.DBus.Error.Timeout")
+    public static let disconnected = ErrorName(trusted: "org.freedesktop.DBus.Error.Disconnected")
+    public static let noMemory = ErrorName(trusted: "org.freedesktop.DBus.Error.NoMemory")
+    public static let unknownObject = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownObject")
+    public static let unknownInterface = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownInterface")
+    public static let unknownMethod = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownMethod")
+    public static let unknownProperty = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownProperty")
+    public static let propertyReadOnly = ErrorName(trusted: "org.freedesktop.DBus.Error.PropertyReadOnly")
+    public static let accessDenied = ErrorName(trusted: "org.freedesktop.DBus.Error.AccessDenied")
+    public static let limitsExceeded = ErrorName(trusted: "org.freedesktop.DBus.Error.LimitsExceeded")
+    public static let nameHasNoOwner = ErrorName(trusted: "org.freedesktop.DBus.Error.NameHasNoOwner")
+    public static let serviceUnknown = ErrorName(trusted: "org.freedesktop.DBus.Error.ServiceUnknown")
+}

@@ -1,0 +1,132 @@
+import CDBus
+
+/// A D-Bus message: a method call, a reply, an error or a signal.
+///
+/// A `Message` is built complete by one of its factory methods and never
+/// changed afterwards, so sharing it between threads only reads it.
+public final class Message: @unchecked Sendable {
+    // @unchecked: `raw` is immutable after construction (no setter is exposed and
+    // every factory fills the message before returning it), and libdbus
+    // reference-counts messages atomically once `dbus_threads_init_default` ran.
+    let raw: OpaquePointer
+
+    /// Adopts a reference the caller owns.
+    init(adopting raw: OpaquePointer) {
+        self.raw = raw
+    }
+
+    deinit { dbus_message_unref(raw) }
+
+    /// What kind of message this is.
+    public enum Kind: Sendable, Equatable {
+        case methodCall, methodReturn, error, signal
+    }
+
+    public var kind: Kind {
+        switch dbus_message_get_type(raw) {
+        case CDBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
+        case CDBUS_MESSAGE_TYPE_METHOD_RETURN: .methodReturn
+        case CDBUS_MESSAGE_TYPE_ERROR: .error
+        default: .signal
+        }
+    }
+
+    /// The unique name of the sending connection, when the bus filled it in.
+    public var sender: BusName? { dbus_message_get_sender(raw).map { BusName(trusted: String(cString: $0)) } }
+    public var destination: BusName? {
+        dbus_message_get_destination(raw).map { BusName(trusted: String(cString: $0)) }
+    }
+    public var path: ObjectPath? { dbus_message_get_path(raw).map { ObjectPath(trusted: String(cString: $0)) } }
+    public var interface: InterfaceName? {
+        dbus_message_get_interface(raw).map { InterfaceName(trusted: String(cString: $0)) }
+    }
+    public var member: MemberName? { dbus_message_get_member(raw).map { MemberName(trusted: String(cString: $0)) } }
+    public var errorName: ErrorName? {
+        dbus_message_get_error_name(raw).map { ErrorName(trusted: String(cString: $0)) }
+    }
+    /// The signature of the body; libdbus validated it when the message arrived.
+    public var signature: Signature {
+        let text = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
+        return (try? Signature(text)) ?? .empty
+    }
+    public var serial: UInt32 { dbus_message_get_serial(raw) }
+    public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
+    /// Whether the sender asked for no reply (`NO_REPLY_EXPECTED`).
+    public var expectsReply: Bool { dbus_message_get_no_reply(raw) == 0 }
+
+    /// The body, decoded.
+    /// - Throws: `InvalidArgs` if the body holds a type this module does not support.
+    public func arguments() throws(DBusError) -> [Value] {
+        try MessageDecoder.decode(self)
+    }
+
+    /// The body decoded as the given types, which must match its signature exactly.
+    ///
+    ///     let (url, options) = try message.decode(String.self, [String: Variant].self)
+    ///
+    /// - Throws: `InvalidArgs` naming the expected and the actual signature.
+    public func decode<each T: DBusRepresentable>(_ types: repeat (each T).Type) throws(DBusError)
+        -> (repeat each T)
+    {
+        try arguments().decode(repeat (each T).self)
+    }
+
+    /// The error this message carries, when it is an error reply.
+    public var error: DBusError? {
+        guard kind == .error, let name = errorName else { return nil }
+        let text = (try? arguments())?.first?.string ?? ""
+        return DBusError(name, text)
+    }
+}
+
+// MARK: - Building messages
+
+extension Message {
+    /// A method call.
+    /// - Throws: `InvalidArgs` if an argument cannot be sent (see `Value`).
+    public static func methodCall(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
+        arguments: [Value] = []
+    ) throws(DBusError) -> Message {
+        _ = LibDBus.ready
+        guard
+            let raw = dbus_message_new_method_call(
+                destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue)
+        else { throw .noMemory }
+        let message = Message(adopting: raw)
+        try MessageEncoder.append(arguments, to: message)
+        return message
+    }
+
+    /// A signal.
+    public static func signal(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = []
+    ) throws(DBusError) -> Message {
+        _ = LibDBus.ready
+        guard let raw = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else {
+            throw .noMemory
+        }
+        let message = Message(adopting: raw)
+        try MessageEncoder.append(arguments, to: message)
+        return message
+    }
+
+    /// A successful reply to `call`.
+    public static func reply(to call: Message, arguments: [Value] = []) throws(DBusError) -> Message {
+        guard let raw = dbus_message_new_method_return(call.raw) else { throw .noMemory }
+        let message = Message(adopting: raw)
+        try MessageEncoder.append(arguments, to: message)
+        return message
+    }
+
+    /// An error reply to `call`.
+    public static func errorReply(to call: Message, _ error: DBusError) throws(DBusError) -> Message {
+        // The message text came from our code or a peer; a NUL would truncate it.
+        let text = String(error.message.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }.map(Character.init))
+        guard let raw = dbus_message_new_error(call.raw, error.name.rawValue, text) else { throw .noMemory }
+        return Message(adopting: raw)
+    }
+
+    /// Marks the message so that no reply is sent to it.
+    func setNoReply() { dbus_message_set_no_reply(raw, 1) }
+}

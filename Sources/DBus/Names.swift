@@ -1,0 +1,170 @@
+/// A string that the D-Bus specification constrains, checked once when made.
+///
+/// Values of conforming types are valid by construction, so they can be handed
+/// to libdbus, which aborts the process on invalid names, without further checks.
+public protocol DBusName: Hashable, Sendable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The validated text.
+    var rawValue: String { get }
+    /// Wraps text already known to be valid.
+    init(trusted rawValue: String)
+    /// Why `text` is not a valid name of this kind, or `nil` when it is.
+    static func problem(with text: String) -> String?
+    /// What the specification calls this kind of name, for messages.
+    static var kind: String { get }
+}
+
+extension DBusName {
+    /// Validates `text`.
+    /// - Throws: `InvalidArgs` naming the rule `text` breaks.
+    public init(_ text: String) throws(DBusError) {
+        if let problem = Self.problem(with: text) {
+            throw .invalidArgs("\(quoted(text)) is not a valid D-Bus \(Self.kind): \(problem)")
+        }
+        self.init(trusted: text)
+    }
+
+    /// Validates `text`, returning `nil` when it is not valid.
+    public init?(validating text: String) {
+        guard Self.problem(with: text) == nil else { return nil }
+        self.init(trusted: text)
+    }
+
+    /// A literal in source code is a programmer's promise; breaking it is a bug.
+    public init(stringLiteral value: String) {
+        precondition(Self.problem(with: value) == nil, "invalid \(Self.kind) literal \(value)")
+        self.init(trusted: value)
+    }
+
+    public var description: String { rawValue }
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// The name of a D-Bus interface, e.g. `org.freedesktop.DBus.Properties`.
+public struct InterfaceName: DBusName {
+    public let rawValue: String
+    public init(trusted rawValue: String) { self.rawValue = rawValue }
+    public static let kind = "interface name"
+    public static func problem(with text: String) -> String? {
+        dottedNameProblem(text, allowDigitFirst: false, allowHyphen: false)
+    }
+}
+
+/// The name of a D-Bus error, e.g. `org.freedesktop.DBus.Error.Failed`.
+/// Error names follow the rules of interface names.
+public struct ErrorName: DBusName {
+    public let rawValue: String
+    public init(trusted rawValue: String) { self.rawValue = rawValue }
+    public static let kind = "error name"
+    public static func problem(with text: String) -> String? { InterfaceName.problem(with: text) }
+}
+
+/// A method, signal or property name, e.g. `OpenURL`.
+public struct MemberName: DBusName {
+    public let rawValue: String
+    public init(trusted rawValue: String) { self.rawValue = rawValue }
+    public static let kind = "member name"
+    public static func problem(with text: String) -> String? {
+        if text.isEmpty { return "it is empty" }
+        if text.utf8.count > maximumNameLength { return "it is longer than 255 bytes" }
+        return elementProblem(Substring(text), allowDigitFirst: false, allowHyphen: false)
+    }
+}
+
+/// A bus name: unique (`:1.42`) or well-known (`org.openurld.Dispatcher1`).
+public struct BusName: DBusName {
+    public let rawValue: String
+    public init(trusted rawValue: String) { self.rawValue = rawValue }
+    public static let kind = "bus name"
+    public static func problem(with text: String) -> String? {
+        if text.hasPrefix(":") {
+            if text.utf8.count > maximumNameLength { return "it is longer than 255 bytes" }
+            return dottedNameProblem(String(text.dropFirst()), allowDigitFirst: true, allowHyphen: true)
+        }
+        return dottedNameProblem(text, allowDigitFirst: false, allowHyphen: true)
+    }
+
+    /// Whether this is a connection's unique name (starts with `:`).
+    public var isUnique: Bool { rawValue.hasPrefix(":") }
+
+    /// The message bus itself.
+    public static let bus = BusName(trusted: "org.freedesktop.DBus")
+}
+
+/// An object path, e.g. `/org/openurld/Dispatcher1`.
+public struct ObjectPath: DBusName {
+    public let rawValue: String
+    public init(trusted rawValue: String) { self.rawValue = rawValue }
+    public static let kind = "object path"
+    public static func problem(with text: String) -> String? {
+        guard text.hasPrefix("/") else { return "it does not start with '/'" }
+        if text == "/" { return nil }
+        if text.hasSuffix("/") { return "it ends with '/'" }
+        for element in text.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if element.isEmpty { return "it contains '//'" }
+            if let bad = element.first(where: { !isWordByte($0) }) {
+                return "it contains \(describe(byte: bad)); only [A-Za-z0-9_] and '/' are allowed"
+            }
+        }
+        return nil
+    }
+
+    /// The root path `/`.
+    public static let root = ObjectPath(trusted: "/")
+
+    /// The path's elements, e.g. `["org", "openurld"]` for `/org/openurld`.
+    public var elements: [Substring] { rawValue.split(separator: "/") }
+}
+
+let maximumNameLength = 255
+
+/// Checks names made of two or more `.`-separated elements.
+private func dottedNameProblem(_ text: String, allowDigitFirst: Bool, allowHyphen: Bool) -> String? {
+    if text.isEmpty { return "it is empty" }
+    if text.utf8.count > maximumNameLength { return "it is longer than 255 bytes" }
+    let elements = text.split(separator: ".", omittingEmptySubsequences: false)
+    if elements.count < 2 { return "it needs at least two elements separated by '.'" }
+    for element in elements {
+        if element.isEmpty { return "it has an empty element" }
+        if let problem = elementProblem(element, allowDigitFirst: allowDigitFirst, allowHyphen: allowHyphen) {
+            return problem
+        }
+    }
+    return nil
+}
+
+private func elementProblem(_ element: Substring, allowDigitFirst: Bool, allowHyphen: Bool) -> String? {
+    for (index, byte) in element.utf8.enumerated() {
+        let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        if isDigit && index == 0 && !allowDigitFirst { return "an element starts with a digit" }
+        if isWordByte(byte) || (allowHyphen && byte == UInt8(ascii: "-")) { continue }
+        return "it contains \(describe(byte: byte))"
+    }
+    return nil
+}
+
+private func isWordByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+        return true
+    default:
+        return false
+    }
+}
+
+func describe(byte: UInt8) -> String {
+    if byte >= 0x20 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+    let hex = String(byte, radix: 16, uppercase: true)
+    return "byte 0x\(hex.count == 1 ? "0" + hex : hex)"
+}
+
+/// Quotes text for an error message, cutting very long input so that the
+/// message stays readable (the input may be hostile and megabytes long).
+func quoted(_ text: String, limit: Int = 80) -> String {
+    let escaped = text.unicodeScalars.prefix(limit).map { scalar -> String in
+        scalar.value < 0x20 || scalar.value == 0x7F ? scalar.escaped(asASCII: true) : String(scalar)
+    }.joined()
+    return "\"" + escaped + (text.unicodeScalars.count > limit ? "…" : "") + "\""
+}

@@ -1,0 +1,85 @@
+import CSpawn
+import Glibc
+
+/// Why a program could not be started.
+public struct SpawnError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The program that was to run.
+    public let program: String
+    /// The `errno` value, e.g. `ENOENT` when the program does not exist.
+    public let code: Int32
+
+    public var description: String {
+        "cannot run \(program): \(String(cString: strerror(code)))"
+    }
+}
+
+/// Where one of a child's standard descriptors goes.
+public enum StandardStream: Sendable {
+    /// `/dev/null`.
+    case null
+    /// The same descriptor as this process's.
+    case inherit
+    /// A descriptor of this process (e.g. the write end of a pipe).
+    case descriptor(Int32)
+}
+
+/// Starts a program directly (no shell) and returns its PID once `exec` succeeded.
+///
+/// The child has only descriptors 0–2, an empty signal mask and default
+/// signal handlers (this process's threads block many signals; a browser
+/// inheriting that could not be stopped), and optionally its own session.
+/// The caller must reap it (`waitpid`), or it lingers as a zombie.
+///
+/// - Parameters:
+///   - program: an absolute path to the executable.
+///   - arguments: `argv`, including `argv[0]`.
+///   - environment: `KEY=value` strings.
+///   - newSession: detach from this process's session (`setsid`).
+/// - Throws: `SpawnError` with the errno of the failed `exec` or set-up.
+public func spawn(
+    _ program: String, arguments: [String], environment: [String], stdin: StandardStream = .null,
+    stdout: StandardStream = .null, stderr: StandardStream = .null, newSession: Bool = false
+) throws(SpawnError) -> pid_t {
+    // A NUL would silently cut a C string short: refuse rather than run something else.
+    if (arguments + environment + [program]).contains(where: { $0.utf8.contains(0) }) {
+        throw SpawnError(program: program, code: EINVAL)
+    }
+    let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+    guard null >= 0 else { throw SpawnError(program: program, code: errno) }
+    defer { close(null) }
+    func descriptor(_ stream: StandardStream, _ standard: Int32) -> Int32 {
+        switch stream {
+        case .null: null
+        case .inherit: standard
+        case .descriptor(let fd): fd
+        }
+    }
+    var pid: pid_t = 0
+    let result = withCStrings(arguments) { argv in
+        withCStrings(environment) { envp in
+            cspawn(
+                program, argv, envp, descriptor(stdin, 0), descriptor(stdout, 1), descriptor(stderr, 2),
+                newSession ? 1 : 0, &pid)
+        }
+    }
+    guard result == 0 else { throw SpawnError(program: program, code: result) }
+    return pid
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings.
+private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { strdup($0) } + [nil]
+    defer { pointers.forEach { free($0) } }
+    return body(pointers)
+}
+
+/// The current environment as `KEY=value` strings.
+public func currentEnvironment() -> [String] {
+    var result: [String] = []
+    var pointer = environ
+    while let entry = pointer.pointee {
+        result.append(String(cString: entry))
+        pointer += 1
+    }
+    return result
+}

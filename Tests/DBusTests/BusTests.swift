@@ -1,0 +1,316 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// A Swift peer exporting a test object, called by another Swift peer, both
+/// through a private dbus-daemon.
+@Suite(.timeLimit(.minutes(1)))
+struct BusTests {
+    static let path: ObjectPath = "/org/example/Test"
+    static let interface: InterfaceName = "org.example.Test"
+
+    /// The object every test exports.
+    static func testInterface() -> ExportedInterface {
+        ExportedInterface(
+            interface,
+            methods: [
+                ExportedMethod("Echo", arguments: [Argument("value", .variant)], results: [Argument("value", .variant)]) {
+                    $0.arguments
+                },
+                ExportedMethod(
+                    "Mixed",
+                    arguments: [Argument("options", .dictionary(key: .string, value: .variant)),
+                                Argument("items", .array(.structure([.uint32, .uint32, .string, .string])))],
+                    results: [Argument("options", .dictionary(key: .string, value: .variant)),
+                              Argument("items", .array(.structure([.uint32, .uint32, .string, .string])))]
+                ) { $0.arguments },
+                ExportedMethod("Add", arguments: [Argument("a", .int32), Argument("b", .int32)], results: [Argument("sum", .int32)]) { call throws(DBusError) in
+                    let (a, b) = try call.arguments.decode(Int32.self, Int32.self)
+                    return [.int32(a &+ b)]
+                },
+                ExportedMethod("Name", results: [Argument("name", .string)]) { _ in [.string("not a number")] },
+                ExportedMethod("Never", asyncHandler: { _ in
+                    try? await Task.sleep(for: .seconds(3600))
+                    return []
+                }),
+                ExportedMethod("Fail") { _ throws(DBusError) in
+                    throw DBusError(ErrorName(trusted: "org.example.Error.Nope"), "no, because of reasons")
+                },
+                ExportedMethod("Broken", results: [Argument("x", .uint32)]) { _ in [.string("wrong type")] },
+            ],
+            properties: [ExportedProperty("Version", type: .string, isConstant: true) { .string("1.2.3") }],
+            signals: [ExportedSignal("Changed")])
+    }
+
+    /// Runs `body` with a server connection exporting the test object and a client.
+    func withPeers(_ body: (PrivateBus, Connection, Connection) async throws -> Void) async throws {
+        try await withPrivateBus { bus in
+            let server = try await bus.connect()
+            let client = try await bus.connect()
+            defer {
+                client.close()
+                server.close()
+            }
+            server.export([Self.testInterface()], at: Self.path)
+            try await body(bus, server, client)
+        }
+    }
+
+    static let samples: [Value] = [
+        .byte(0), .byte(255), .boolean(true), .boolean(false), .int16(-32768), .uint16(65535),
+        .int32(Int32.min), .uint32(UInt32.max), .int64(Int64.min), .uint64(UInt64.max), .double(-0.5),
+        .double(.infinity), .string(""), .string("héllo \u{1F600} \u{202E} \u{FFFE}"), .objectPath("/a/b"),
+        .signature("a{sv}(ii)"), .variant(.variant(.string("nested"))),
+        .array(.string, []), .array(.string, [.string("a"), .string("b")]),
+        .array(.array(.int32), [.array(.int32, [.int32(1)]), .array(.int32, [])]),
+        .dictionary(key: .string, value: .variant, [
+            DictionaryEntry(key: .string("inner"), value: .variant(
+                .dictionary(key: .string, value: .variant, [
+                    DictionaryEntry(key: .string("deep"), value: .variant(.array(.uint64, [.uint64(7)]))),
+                ]))),
+            DictionaryEntry(key: .string("n"), value: .variant(.int32(3))),
+        ]),
+        .dictionary(key: .uint32, value: .string, []),
+        .structure([.int32(1), .structure([.string("x"), .boolean(true)])]),
+        .array(.structure([.uint32, .string]), [.structure([.uint32(1), .string("one")]), .structure([.uint32(2), .string("two")])]),
+    ]
+
+    @Test func everyTypeRoundTripsThroughTheBus() async throws {
+        try await withPeers { _, server, client in
+            for sample in Self.samples {
+                let reply = try await client.call(server.uniqueName, Self.path, Self.interface, "Echo", [.variant(sample)])
+                #expect(reply == [.variant(sample)], "round trip of \(sample)")
+            }
+        }
+    }
+
+    @Test func nestedDictionariesAndArraysOfStructsAsArguments() async throws {
+        let options: [String: Variant] = [
+            "activation-token": Variant("token"), "nested": Variant(["k": Variant(UInt32(5))]),
+        ]
+        let items: Value = .array(
+            .structure([.uint32, .uint32, .string, .string]),
+            [.structure([.uint32(0), .uint32(19), .string("web"), .string("https://example.com")])])
+        try await withPeers { _, server, client in
+            let reply = try await client.call(server.uniqueName, Self.path, Self.interface, "Mixed", [options.dbusValue, items])
+            #expect([String: Variant](dbusValue: reply[0]) == options)
+            #expect(reply[1] == items)
+        }
+    }
+
+    @Test func wrongSignaturesAreTypedErrors() async throws {
+        try await withPeers { _, server, client in
+            // A reply of the wrong type, decoded as what we expected.
+            let reply = try await client.call(server.uniqueName, Self.path, Self.interface, "Name")
+            let decodeError = #expect(throws: DBusError.self) { try reply.decode(UInt32.self) }
+            #expect(decodeError?.name == .invalidArgs)
+            #expect(decodeError?.message == "expected arguments of type 'u', got 's'")
+
+            // A call with the wrong argument types is refused by the exporting side.
+            let callError = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Add", [.string("1"), .string("2")])
+            }
+            #expect(callError?.name == .invalidArgs)
+            #expect(callError?.message == "Add takes arguments of type 'ii', got 'ss'")
+
+            // A handler that produces the wrong types answers Failed, not a malformed reply.
+            let broken = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Broken")
+            }
+            #expect(broken?.name == .failed)
+
+            // Errors thrown by handlers arrive with their name and message.
+            let custom = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Fail")
+            }
+            #expect(custom == DBusError(ErrorName(trusted: "org.example.Error.Nope"), "no, because of reasons"))
+        }
+    }
+
+    @Test func unknownObjectsInterfacesAndMethodsGetStandardErrors() async throws {
+        try await withPeers { _, server, client in
+            let cases: [(ObjectPath, InterfaceName, MemberName, ErrorName)] = [
+                ("/nowhere", Self.interface, "Add", .unknownObject),
+                (Self.path, "org.example.Other", "Add", .unknownInterface),
+                (Self.path, Self.interface, "Subtract", .unknownMethod),
+                (Self.path, "org.freedesktop.DBus.Properties", "Frobnicate", .unknownMethod),
+            ]
+            for (path, interface, member, expected) in cases {
+                let error = await #expect(throws: DBusError.self) {
+                    try await client.call(server.uniqueName, path, interface, member)
+                }
+                #expect(error?.name == expected)
+            }
+        }
+    }
+
+    @Test func propertiesAreReadOnly() async throws {
+        try await withPeers { _, server, client in
+            let props: InterfaceName = "org.freedesktop.DBus.Properties"
+            let value = try await client.call(server.uniqueName, Self.path, props, "Get", [.string(Self.interface.rawValue), .string("Version")])
+            #expect(value == [.variant(.string("1.2.3"))])
+            let all = try await client.call(server.uniqueName, Self.path, props, "GetAll", [.string(Self.interface.rawValue)])
+                .decode([String: Variant].self)
+            #expect(all == ["Version": Variant("1.2.3")])
+            let set = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, props, "Set", [.string(Self.interface.rawValue), .string("Version"), .variant(.string("2"))])
+            }
+            #expect(set?.name == .propertyReadOnly)
+            let missing = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, props, "Get", [.string(Self.interface.rawValue), .string("Nope")])
+            }
+            #expect(missing?.name == .unknownProperty)
+        }
+    }
+
+    @Test func aPeerThatNeverAnswersTimesOutAtTheDeadline() async throws {
+        try await withPeers { _, server, client in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Never", timeout: .milliseconds(300))
+            }
+            let elapsed = clock.now - start
+            #expect(error?.name == .noReply)
+            #expect(elapsed >= .milliseconds(290))
+            #expect(elapsed < .seconds(3))
+            // The connection keeps working afterwards.
+            let sum = try await client.call(server.uniqueName, Self.path, Self.interface, "Add", [.int32(2), .int32(3)])
+            #expect(sum == [.int32(5)])
+        }
+    }
+
+    @Test func aPeerThatDisconnectsMidCallEndsTheCallPromptly() async throws {
+        try await withPeers { _, server, client in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let outcome = Task {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Never", timeout: .seconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            server.close()
+            let error = await #expect(throws: DBusError.self) { try await outcome.value }
+            #expect(error?.name == .noReply)
+            #expect(clock.now - start < .seconds(5))
+        }
+    }
+
+    @Test func closingTheCallersConnectionFailsItsCallsOnce() async throws {
+        try await withPeers { _, server, client in
+            let outcome = Task {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Never", timeout: .seconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            client.close()
+            let error = await #expect(throws: DBusError.self) { try await outcome.value }
+            #expect(error?.name == .disconnected)
+            let after = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Add", [.int32(1), .int32(1)])
+            }
+            #expect(after?.name == .disconnected)
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheCall() async throws {
+        try await withPeers { _, server, client in
+            let task = Task {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Never", timeout: .seconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            task.cancel()
+            let error = await #expect(throws: DBusError.self) { try await task.value }
+            #expect(error?.message.contains("cancelled") == true)
+        }
+    }
+
+    @Test func manyConcurrentCallsAllComplete() async throws {
+        try await withPeers { _, server, client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in Int32(0)..<200 {
+                    group.addTask {
+                        let sum = try await client.call(server.uniqueName, Self.path, Self.interface, "Add", [.int32(i), .int32(1)])
+                        #expect(sum == [.int32(i + 1)])
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test func nameOwnerChangedIsSeenWhenAPeerLeaves() async throws {
+        try await withPrivateBus { bus in
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            let leaving = try await bus.connect()
+            let name = leaving.uniqueName
+            let (changes, continuation) = AsyncStream.makeStream(of: NameOwnerChange.self)
+            let subscription = try await watcher.watchNameOwners(of: name) { continuation.yield($0) }
+            defer { subscription.cancel() }
+            leaving.close()
+            let change = await changes.first { _ in true }
+            #expect(change == NameOwnerChange(name: name, oldOwner: name, newOwner: nil))
+        }
+    }
+
+    @Test func wellKnownNamesAreRequestedAndReportedWhenTaken() async throws {
+        try await withPrivateBus { bus in
+            let first = try await bus.connect()
+            let second = try await bus.connect()
+            defer {
+                first.close()
+                second.close()
+            }
+            let name: BusName = "org.example.Owned"
+            #expect(try await first.requestName(name, allowReplacement: true) == .primaryOwner)
+            #expect(try await second.requestName(name) == .exists)
+            #expect(try await second.owner(of: name) == first.uniqueName)
+            #expect(try await second.requestName(name, replaceExisting: true) == .primaryOwner)
+            #expect(try await first.owner(of: name) == second.uniqueName)
+            #expect(try await first.owner(of: "org.example.Nobody") == nil)
+        }
+    }
+
+    @Test func signalsReachSubscribers() async throws {
+        try await withPeers { _, server, client in
+            let (signals, continuation) = AsyncStream.makeStream(of: ReceivedSignal.self)
+            let subscription = try await client.subscribe(
+                to: MatchRule(sender: server.uniqueName, interface: Self.interface, member: "Changed")
+            ) { continuation.yield($0) }
+            defer { subscription.cancel() }
+            try server.emit("Changed", on: Self.interface, from: Self.path, arguments: [.string("it's")])
+            let signal = await signals.first { _ in true }
+            #expect(signal?.arguments == [.string("it's")])
+            #expect(signal?.message.sender == server.uniqueName)
+        }
+    }
+
+    @Test func invalidValuesAreRefusedBeforeLibdbus() throws {
+        let withNul = "a\u{0}b"
+        let error = #expect(throws: DBusError.self) {
+            try Message.methodCall(destination: nil, path: "/", interface: nil, member: "X", arguments: [.string(withNul)])
+        }
+        #expect(error?.name == .invalidArgs)
+        #expect(throws: DBusError.self) {
+            try Message.methodCall(destination: nil, path: "/", interface: nil, member: "X",
+                                   arguments: [.array(.int32, [.string("not an int")])])
+        }
+        #expect(throws: DBusError.self) {
+            try Message.methodCall(destination: nil, path: "/", interface: nil, member: "X",
+                                   arguments: [.dictionary(key: .variant, value: .string, [])])
+        }
+        var deep: Value = .int32(0)
+        for _ in 0..<70 { deep = .variant(deep) }
+        #expect(throws: DBusError.self) {
+            try Message.methodCall(destination: nil, path: "/", interface: nil, member: "X", arguments: [deep])
+        }
+    }
+
+    @Test func badAddressesAreErrors() async {
+        let address = "unix:path=/nonexistent/socket"
+        let error = await #expect(throws: DBusError.self) { try await Connection.connect(to: address) }
+        #expect(error?.message.isEmpty == false)
+        let garbage = "this is not an address"
+        await #expect(throws: DBusError.self) { try await Connection.connect(to: garbage) }
+    }
+}

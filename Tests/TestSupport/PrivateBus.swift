@@ -1,0 +1,141 @@
+import DBus
+import Foundation
+import Spawn
+
+/// A private `dbus-daemon` for one test: its own config, its own socket in a
+/// temporary directory, stopped by PID when the test ends. Tests never see
+/// the session bus of whoever runs them.
+public final class PrivateBus: Sendable {
+    /// The address to connect to, e.g. `unix:path=/tmp/openurld-bus.XXXX/bus`.
+    public let address: String
+    /// The temporary directory holding the config and the socket.
+    public let directory: String
+    /// The process ID of the bus daemon.
+    public let pid: pid_t
+
+    /// Starts a bus.
+    /// - Parameters:
+    ///   - serviceDirectories: `<servicedir>`s for D-Bus activation tests.
+    ///   - environment: the environment activated services inherit.
+    public init(serviceDirectories: [String] = [], environment: [String: String]? = nil) throws {
+        directory = try makeTemporaryDirectory(prefix: "openurld-bus")
+        let config = directory + "/bus.conf"
+        try busConfig(socket: directory + "/bus", serviceDirectories: serviceDirectories)
+            .write(toFile: config, atomically: true, encoding: .utf8)
+
+        var fds: [Int32] = [0, 0]
+        // No O_CLOEXEC needed: spawn closes every descriptor above 2 in the child.
+        guard pipe(&fds) == 0 else { throw FixtureError("pipe failed: errno \(errno)") }
+        defer { close(fds[0]) }
+        let childEnvironment = (environment ?? ProcessInfo.processInfo.environment)
+            .filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }.map { "\($0.key)=\($0.value)" }
+        do {
+            pid = try spawn(
+                "/usr/bin/dbus-daemon",
+                arguments: ["dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],
+                environment: childEnvironment, stdout: .descriptor(fds[1]), stderr: .null)
+        } catch {
+            close(fds[1])
+            throw error
+        }
+        close(fds[1])
+
+        // dbus-daemon prints its address once it listens.
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(fds[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        guard !line.isEmpty else {
+            kill(pid, SIGKILL)
+            _ = reap(pid)
+            throw FixtureError("dbus-daemon did not print an address")
+        }
+        address = String(decoding: line, as: UTF8.self)
+    }
+
+    /// The environment a child process needs to use this bus as its session bus.
+    public var sessionEnvironment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        return environment
+    }
+
+    /// Opens a new client connection to this bus.
+    public func connect() async throws -> Connection {
+        try await Connection.connect(to: address, timeout: .seconds(10))
+    }
+
+    /// Stops the daemon (SIGTERM, then SIGKILL after 2 s), reaps it, removes its directory.
+    public func stop() {
+        kill(pid, SIGTERM)
+        if reap(pid, within: .seconds(2)) == nil {
+            kill(pid, SIGKILL)
+            _ = reap(pid)
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+/// Waits for a child to exit and returns its raw wait status, or `nil` if it
+/// is still running after `within`.
+public func reap(_ pid: pid_t, within limit: Duration? = nil) -> Int32? {
+    let clock = ContinuousClock()
+    let deadline = limit.map { clock.now + $0 }
+    var status: Int32 = 0
+    while true {
+        let result = waitpid(pid, &status, deadline == nil ? 0 : WNOHANG)
+        if result == pid { return status }
+        if result < 0 && errno != EINTR { return nil }
+        if let deadline {
+            if clock.now >= deadline { return nil }
+            usleep(10_000)
+        }
+    }
+}
+
+/// Runs `body` with a fresh private bus, stopping it afterwards whatever happens.
+public func withPrivateBus<T>(
+    serviceDirectories: [String] = [], environment: [String: String]? = nil,
+    _ body: (PrivateBus) async throws -> T
+) async throws -> T {
+    let bus = try PrivateBus(serviceDirectories: serviceDirectories, environment: environment)
+    defer { bus.stop() }
+    return try await body(bus)
+}
+
+/// The session-bus policy of a stock dbus-daemon, listening on one socket,
+/// activating services only from the given directories.
+func busConfig(socket: String, serviceDirectories: [String]) -> String {
+    let services = serviceDirectories.map { "  <servicedir>\($0)</servicedir>\n" }.joined()
+    return """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <keep_umask/>
+          <listen>unix:path=\(socket)</listen>
+          <auth>EXTERNAL</auth>
+        \(services)  <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+          <limit name="max_replies_per_connection">50000</limit>
+          <limit name="max_match_rules_per_connection">50000</limit>
+        </busconfig>
+
+        """
+}
+
+/// A failure of the test fixture itself, not of the code under test.
+public struct FixtureError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Creates a fresh directory under `$TMPDIR` (or /tmp).
+public func makeTemporaryDirectory(prefix: String) throws -> String {
+    let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+    var template = Array((base + "/\(prefix).XXXXXX").utf8CString)
+    guard let made = mkdtemp(&template) else { throw FixtureError("mkdtemp failed: errno \(errno)") }
+    return String(cString: made)
+}
