@@ -26,12 +26,14 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn"]),
+        .target(name: "Routing"),
         .target(name: "OpenURL", dependencies: ["DBus"]),
         .executableTarget(name: "openurld", dependencies: ["DBus"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURL"]),
 
         .target(name: "TestSupport", dependencies: ["DBus", "Spawn"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
     ],
     swiftLanguageModes: [.v6]
 )

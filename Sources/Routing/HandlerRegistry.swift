@@ -1,0 +1,181 @@
+/// The registered handlers, indexed so that finding the ones that match a URL
+/// costs about the same with ten handlers as with ten thousand.
+///
+/// A value type: the daemon keeps one behind a lock and mutates it in place.
+public struct HandlerRegistry<Payload: Sendable>: Sendable {
+    /// How many handlers one owner, and everybody together, may register.
+    public struct Limits: Sendable, Equatable {
+        public var perOwner: Int
+        public var total: Int
+        public init(perOwner: Int = 64, total: Int = 4096) {
+            self.perOwner = perOwner
+            self.total = total
+        }
+    }
+
+    public let limits: Limits
+    private var handlers: [UInt32: Handler<Payload>] = [:]
+    private var owners: [String: Set<UInt32>] = [:]
+    private var index: [String: SchemeIndex] = [:]
+    private var lastID: UInt32 = 0
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    /// The number of registered handlers.
+    public var count: Int { handlers.count }
+
+    /// Every handler, oldest first.
+    public var all: [Handler<Payload>] { handlers.values.sorted { $0.id < $1.id } }
+
+    /// The handler with `id`, if it is registered.
+    public func handler(_ id: UInt32) -> Handler<Payload>? { handlers[id] }
+
+    /// How many handlers `owner` has registered.
+    public func count(ownedBy owner: String) -> Int { owners[owner]?.count ?? 0 }
+
+    /// Adds a handler and returns it with its new id.
+    /// - Throws: `RoutingError.limitExceeded` when the owner or the registry is full.
+    public mutating func register(_ spec: HandlerSpec, owner: String, payload: Payload) throws(RoutingError)
+        -> Handler<Payload>
+    {
+        if count(ownedBy: owner) >= limits.perOwner {
+            throw RoutingError(.limitExceeded, "an application may register at most \(limits.perOwner) handlers")
+        }
+        if handlers.count >= limits.total {
+            throw RoutingError(.limitExceeded, "the dispatcher holds at most \(limits.total) handlers")
+        }
+        guard lastID < UInt32.max else {
+            throw RoutingError(.limitExceeded, "handler ids are exhausted; restart the dispatcher")
+        }
+        lastID += 1
+        let handler = Handler(id: lastID, owner: owner, spec: spec, payload: payload)
+        handlers[handler.id] = handler
+        owners[owner, default: []].insert(handler.id)
+        forEachKey(of: spec) { scheme, key in index[scheme, default: SchemeIndex()].insert(handler.id, at: key) }
+        return handler
+    }
+
+    /// Removes handler `id` on behalf of `owner`.
+    /// - Throws: `noSuchHandler` for an unknown id, `notOwner` when it belongs to someone else.
+    @discardableResult
+    public mutating func unregister(_ id: UInt32, by owner: String) throws(RoutingError) -> Handler<Payload> {
+        guard let handler = handlers[id] else {
+            throw RoutingError(.noSuchHandler, "no handler with id \(id)")
+        }
+        guard handler.owner == owner else {
+            throw RoutingError(.notOwner, "handler \(id) belongs to another application")
+        }
+        remove(handler)
+        return handler
+    }
+
+    /// Removes every handler of `owner` (e.g. when its connection left the bus).
+    @discardableResult
+    public mutating func removeAll(ownedBy owner: String) -> [Handler<Payload>] {
+        guard let ids = owners[owner] else { return [] }
+        let removed = ids.compactMap { handlers[$0] }
+        removed.forEach { remove($0) }
+        return removed.sorted { $0.id < $1.id }
+    }
+
+    /// The handlers to ask about `url` opened by `caller`, innermost first.
+    ///
+    /// - Parameter position: only handlers strictly outside it are returned;
+    ///   after a rewrite, the walk passes the rewriting handler's position so
+    ///   that it never goes back inwards.
+    public func candidates(for url: ValidatedURL, caller: String, outside position: WalkPosition? = nil)
+        -> [Handler<Payload>]
+    {
+        var ids = Set<UInt32>()
+        index[url.scheme]?.collect(for: url.host, into: &ids)
+        index["*"]?.collect(for: url.host, into: &ids)
+        var found: [(WalkPosition, Handler<Payload>)] = []
+        found.reserveCapacity(ids.count)
+        for id in ids {
+            guard let handler = handlers[id] else { continue }
+            if handler.spec.scope == .caller && handler.owner != caller { continue }
+            let place = handler.position(for: caller)
+            if let position, !(position < place) { continue }
+            guard handler.spec.matches(url) else { continue }
+            found.append((place, handler))
+        }
+        return found.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    private mutating func remove(_ handler: Handler<Payload>) {
+        handlers[handler.id] = nil
+        owners[handler.owner]?.remove(handler.id)
+        if owners[handler.owner]?.isEmpty == true { owners[handler.owner] = nil }
+        forEachKey(of: handler.spec) { scheme, key in
+            index[scheme]?.remove(handler.id, at: key)
+            if index[scheme]?.isEmpty == true { index[scheme] = nil }
+        }
+    }
+
+    private func forEachKey(of spec: HandlerSpec, _ body: (String, SchemeIndex.Key) -> Void) {
+        for scheme in spec.schemes {
+            if spec.hosts.isEmpty {
+                body(scheme, .anyHost)
+            } else {
+                for host in spec.hosts { body(scheme, host.isWildcard ? .below(host.domain) : .exactly(host.domain)) }
+            }
+        }
+    }
+}
+
+/// The handlers of one scheme, by the hosts they name.
+struct SchemeIndex: Sendable {
+    enum Key: Hashable {
+        case anyHost
+        case exactly(String)
+        case below(String)
+    }
+
+    private var anyHost = Set<UInt32>()
+    private var exact: [String: Set<UInt32>] = [:]
+    private var below: [String: Set<UInt32>] = [:]
+
+    var isEmpty: Bool { anyHost.isEmpty && exact.isEmpty && below.isEmpty }
+
+    mutating func insert(_ id: UInt32, at key: Key) {
+        switch key {
+        case .anyHost: anyHost.insert(id)
+        case .exactly(let host): exact[host, default: []].insert(id)
+        case .below(let domain): below[domain, default: []].insert(id)
+        }
+    }
+
+    mutating func remove(_ id: UInt32, at key: Key) {
+        switch key {
+        case .anyHost: anyHost.remove(id)
+        case .exactly(let host):
+            exact[host]?.remove(id)
+            if exact[host]?.isEmpty == true { exact[host] = nil }
+        case .below(let domain):
+            below[domain]?.remove(id)
+            if below[domain]?.isEmpty == true { below[domain] = nil }
+        }
+    }
+
+    /// Adds the ids that may match `host`: any-host handlers, handlers naming
+    /// exactly it, and wildcard handlers for each domain above it.
+    func collect(for host: URLHost?, into ids: inout Set<UInt32>) {
+        ids.formUnion(anyHost)
+        switch host {
+        case .name(let name)?:
+            if let exactly = exact[name] { ids.formUnion(exactly) }
+            guard !below.isEmpty else { return }
+            var rest = Substring(name)
+            while let dot = rest.firstIndex(of: ".") {
+                rest = rest[rest.index(after: dot)...]
+                if let matching = below[String(rest)] { ids.formUnion(matching) }
+            }
+        case .ipv6(let address)?:
+            if let exactly = exact[address] { ids.formUnion(exactly) }
+        case .invalid?, nil:
+            break
+        }
+    }
+}

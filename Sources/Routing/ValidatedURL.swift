@@ -1,0 +1,118 @@
+/// A URL that passed validation: an absolute URI with a lowercase scheme, no
+/// control, whitespace, invisible or bidirectional-control characters, and at
+/// most `ValidatedURL.maximumLength` bytes of UTF-8.
+///
+/// Everything after the scheme is kept byte-for-byte as received: what a
+/// handler or the launched application sees is exactly what matching saw.
+public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
+    /// The one place the length limit is set: 32 KiB of UTF-8.
+    public static let maximumLength = 32 * 1024
+
+    /// The URL as forwarded: lowercase scheme, `:`, the rest as received.
+    public let text: String
+    /// The scheme, lowercase, e.g. `https`.
+    public let scheme: String
+    /// The host, when the URL has an authority.
+    public let host: URLHost?
+    /// The path, as written (not percent-decoded).
+    public let path: Substring
+
+    /// Validates `input`.
+    /// - Throws: `RoutingError.invalidURL` with the first problem and its byte offset.
+    public init(_ input: String) throws(RoutingError) {
+        // Characters first: " http://x" is better reported as whitespace at
+        // offset 0 than as a scheme that does not start with a letter.
+        try Self.checkCharacters(input)
+        let scheme = try Self.checkedScheme(input)
+        let rest = input.utf8.dropFirst(scheme.utf8.count + 1)
+        text = scheme + ":" + String(Substring(rest))
+        self.scheme = scheme
+        let parts = URLParts(scheme: scheme, rest: Substring(rest))
+        host = parts.host
+        path = parts.path
+    }
+
+    public var description: String { text }
+
+    /// The scheme, host and nothing else: what may be logged without `--verbose`.
+    public var redacted: String {
+        switch host {
+        case .name(let name)?: "\(scheme)://\(name)/…"
+        case .ipv6(let address)?: "\(scheme)://[\(address)]/…"
+        case .invalid?: "\(scheme)://(invalid host)/…"
+        case nil: "\(scheme):…"
+        }
+    }
+
+    /// The lowercase scheme, or an error saying why there is none.
+    private static func checkedScheme(_ input: String) throws(RoutingError) -> String {
+        if input.isEmpty { throw RoutingError(.invalidURL, "URL is empty") }
+        let bytes = input.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')")
+        }
+        let scheme = bytes[..<colon]
+        guard let first = scheme.first else { throw RoutingError(.invalidURL, "URL has an empty scheme") }
+        guard isASCIILetter(first) else {
+            throw RoutingError(.invalidURL, "URL scheme must start with a letter")
+        }
+        // A non-scheme character before the first ':' means there is no scheme
+        // at all (e.g. "example.com/a:b" or "-oProxyCommand=x").
+        guard scheme.allSatisfy(isSchemeByte) else {
+            throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')")
+        }
+        return String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self)
+    }
+
+    private static func checkCharacters(_ input: String) throws(RoutingError) {
+        let length = input.utf8.count
+        if length > maximumLength {
+            throw RoutingError(.invalidURL, "URL is \(length) bytes long; the limit is \(maximumLength)")
+        }
+        var offset = 0
+        for scalar in input.unicodeScalars {
+            if let problem = problem(with: scalar) {
+                throw RoutingError(.invalidURL, "URL contains \(problem) at offset \(offset)")
+            }
+            offset += UTF8.width(scalar)
+        }
+    }
+
+    private static func problem(with scalar: Unicode.Scalar) -> String? {
+        let value = scalar.value
+        if value < 0x20 || value == 0x7F || (0x80...0x9F).contains(value) { return "a control character" }
+        if scalar.properties.isWhitespace { return "whitespace" }
+        if scalar.properties.isBidiControl { return "a bidirectional control character" }
+        // Invisible characters used to disguise links. ZWJ and ZWNJ are
+        // allowed: some scripts need them in domain names.
+        if value == 0x200B || value == 0x2060 || value == 0xFEFF { return "an invisible character" }
+        return nil
+    }
+}
+
+/// The host part of a URL's authority.
+public enum URLHost: Hashable, Sendable {
+    /// A registered name or IPv4 address, percent-decoded and lowercased.
+    case name(String)
+    /// An IPv6 (or IPvFuture) literal, without brackets, lowercased.
+    case ipv6(String)
+    /// A host no application would accept (e.g. `%2F` decoding to `/`); it
+    /// matches no host pattern.
+    case invalid
+}
+
+func isASCIILetter(_ byte: UInt8) -> Bool { isASCIIUpper(byte) || (byte >= 0x61 && byte <= 0x7A) }
+func isASCIIUpper(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
+func isASCIIDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+/// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`, RFC 3986 section 3.1.
+func isSchemeByte(_ byte: UInt8) -> Bool {
+    isASCIILetter(byte) || isASCIIDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+        || byte == UInt8(ascii: ".")
+}
+
+/// Whether `text` is a valid scheme name.
+public func isValidScheme(_ text: some StringProtocol) -> Bool {
+    guard let first = text.utf8.first, isASCIILetter(first) else { return false }
+    return text.utf8.allSatisfy(isSchemeByte)
+}

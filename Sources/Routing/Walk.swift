@@ -1,0 +1,99 @@
+/// What one handler said about a URL.
+public enum HandlerAnswer: Sendable, Equatable {
+    /// Stop; the URL was opened. (`OpenURLAction.Result.handled`)
+    case handled
+    /// Stop; the URL must not be opened. (`.discarded`)
+    case discarded
+    /// Pass the same URL outward. (`.systemAction`)
+    case systemAction
+    /// Pass this URL outward instead. (`.systemAction(url)`)
+    case rewrite(String)
+    /// The handler did not answer usefully (timeout, error, malformed reply):
+    /// treated as `systemAction`, and reported.
+    case failed(String)
+}
+
+/// How a walk ended.
+public enum WalkOutcome: Sendable, Equatable {
+    case handled(by: UInt32)
+    case discarded(by: UInt32)
+    /// Every handler passed: the caller should use the system default for `finalURL`.
+    case passedOn
+}
+
+/// One handler asked during a walk: who, about which URL, and what came of it.
+public struct TraceEntry: Sendable, Equatable {
+    public let handlerID: UInt32
+    public let handlerName: String
+    /// The URL the handler was asked about.
+    public let url: String
+    public let answer: HandlerAnswer
+    /// Set when the handler's answer was not taken as given (e.g. an invalid rewrite).
+    public let note: String?
+}
+
+/// The result of a walk.
+public struct WalkResult: Sendable, Equatable {
+    public let outcome: WalkOutcome
+    /// The URL after all rewrites.
+    public let finalURL: ValidatedURL
+    public let trace: [TraceEntry]
+
+    /// Whether the URL was accepted by a handler (fallback not included).
+    public var wasHandled: Bool { if case .handled = outcome { true } else { false } }
+}
+
+/// Asks the handlers matching `url`, innermost first, until one decides.
+///
+/// - Parameters:
+///   - url: the URL as the caller opened it.
+///   - caller: who opened it; selects caller-scoped handlers.
+///   - candidates: the registry lookup, called again after each rewrite with
+///     the rewriting handler's position so that only outer handlers remain.
+///   - ask: asks one handler; the daemon makes the D-Bus call here.
+///   - mayContinue: checked before each handler; `false` (the walk deadline
+///     passed) skips the remaining handlers, as if each had passed.
+public func walk<Payload>(
+    _ url: ValidatedURL, caller: String,
+    candidates: (ValidatedURL, WalkPosition?) -> [Handler<Payload>],
+    ask: (Handler<Payload>, ValidatedURL) async -> HandlerAnswer,
+    mayContinue: () -> Bool = { true }
+) async -> WalkResult {
+    var url = url
+    var trace: [TraceEntry] = []
+    var queue = candidates(url, nil)[...]
+    while let handler = queue.popFirst() {
+        guard mayContinue() else {
+            trace.append(TraceEntry(
+                handlerID: handler.id, handlerName: handler.spec.name, url: url.text,
+                answer: .failed("not asked: the walk deadline passed"), note: nil))
+            continue
+        }
+        let answer = await ask(handler, url)
+        func record(_ note: String? = nil) {
+            trace.append(TraceEntry(handlerID: handler.id, handlerName: handler.spec.name, url: url.text, answer: answer, note: note))
+        }
+        switch answer {
+        case .handled:
+            record()
+            return WalkResult(outcome: .handled(by: handler.id), finalURL: url, trace: trace)
+        case .discarded:
+            record()
+            return WalkResult(outcome: .discarded(by: handler.id), finalURL: url, trace: trace)
+        case .systemAction, .failed:
+            record()
+        case .rewrite(let text):
+            do {
+                let rewritten = try ValidatedURL(text)
+                record()
+                if rewritten != url {
+                    url = rewritten
+                    queue = candidates(url, handler.position(for: caller))[...]
+                }
+            } catch {
+                record("ignored the rewrite: \(error.message)")
+            }
+        }
+    }
+    return WalkResult(outcome: .passedOn, finalURL: url, trace: trace)
+}

@@ -1,0 +1,81 @@
+import Testing
+
+@testable import Routing
+
+@Suite struct MatchingTests {
+    static let hostCases: [(String, String, Bool)] = [
+        ("example.com", "https://example.com/", true),
+        ("example.com", "https://EXAMPLE.com/", true),
+        ("Example.Com", "https://example.com/", true),
+        ("example.com", "https://www.example.com/", false),
+        ("*.example.com", "https://www.example.com/", true),
+        ("*.example.com", "https://a.b.example.com/", true),
+        ("*.example.com", "https://example.com/", false),
+        ("*.example.com", "https://badexample.com/", false),
+        ("*.example.com", "https://example.com.evil.net/", false),
+        ("example.com", "https://example.com:8080/", true),
+        ("a", "http://a\\@b/", true),
+        ("b", "http://a\\@b/", false),
+        ("a", "https://b%2F@a", true),
+        ("b", "https://b%2F@a", false),
+        ("[::1]", "http://[::1]:80/", true),
+        ("::1", "http://[::1]/", true),
+        ("example.com", "mailto:x@example.com", false),
+        ("a", "http://a%2Fb/", false),
+    ]
+
+    @Test(arguments: hostCases)
+    func hostPatterns(_ pattern: String, _ url: String, _ expected: Bool) throws {
+        #expect(try HostPattern(pattern).matches(ValidatedURL(url).host) == expected)
+    }
+
+    static let globCases: [(String, String, Bool)] = [
+        ("/a", "/a", true), ("/a", "/a/", false), ("/a", "/ab", false),
+        ("/*", "/abc", true), ("/*", "/a/b", false), ("/*", "/", true),
+        ("/**", "/a/b/c", true), ("/**", "/", true), ("**", "", true), ("*", "", true),
+        ("/a/*/c", "/a/b/c", true), ("/a/*/c", "/a/b/x/c", false), ("/a/**/c", "/a/b/x/c", true),
+        ("/a/**/c", "/a/c", false), ("/a/**c", "/a/c", true), ("/*.pdf", "/x.pdf", true),
+        ("/*.pdf", "/d/x.pdf", false), ("/**.pdf", "/d/x.pdf", true), ("/a***b", "/a/x/b", true),
+        ("/j/*", "/j/123?x", true), ("/%20", "/%20", true), ("/%20", "/ ", false),
+        ("*a*a*a*a*a*a*a*a*b", String(repeating: "a", count: 5000), false),
+        ("**a**a**a**a**a**a**b", String(repeating: "a", count: 5000), false),
+    ]
+
+    @Test(arguments: globCases)
+    func pathGlobs(_ pattern: String, _ path: String, _ expected: Bool) throws {
+        #expect(try PathGlob(pattern).matches(path) == expected)
+    }
+
+    static let badSpecs: [(HandlerSpecInput, String)] = [
+        (HandlerSpecInput(schemes: []), "schemes must not be empty"),
+        (HandlerSpecInput(schemes: ["1x"]), "'1x' is not a valid scheme"),
+        (HandlerSpecInput(schemes: ["*", "http"]), "'*' matches every scheme and cannot be combined with others"),
+        (HandlerSpecInput(schemes: ["http"], hosts: [""]), "host pattern '' is empty"),
+        (HandlerSpecInput(schemes: ["http"], hosts: ["a.*.com"]), "host pattern 'a.*.com' may only use '*' as its whole first label ('*.example.com')"),
+        (HandlerSpecInput(schemes: ["http"], hosts: ["*"]), "host pattern '*' may only use '*' as its whole first label ('*.example.com')"),
+        (HandlerSpecInput(schemes: ["http"], hosts: ["a/b"]), "host pattern 'a/b' contains a character hosts cannot have"),
+        (HandlerSpecInput(schemes: ["http"], paths: [""]), "path pattern is empty"),
+    ]
+
+    @Test(arguments: badSpecs)
+    func invalidSpecsAreRefused(_ input: HandlerSpecInput, _ reason: String) {
+        #expect(throws: RoutingError(.invalidSpec, reason)) {
+            try HandlerSpec(schemes: input.schemes, hosts: input.hosts, paths: input.paths)
+        }
+    }
+
+    @Test func schemesAreCaseInsensitive() throws {
+        let spec = try HandlerSpec(schemes: ["HTTPS"])
+        #expect(spec.matches(try ValidatedURL("https://x")))
+        #expect(spec.matches(try ValidatedURL("HTTPS://x")))
+        #expect(!spec.matches(try ValidatedURL("http://x")))
+        #expect(try HandlerSpec(schemes: ["*"]).matches(try ValidatedURL("zoommtg://x")))
+    }
+}
+
+struct HandlerSpecInput: Sendable, CustomStringConvertible {
+    var schemes: [String]
+    var hosts: [String] = []
+    var paths: [String] = []
+    var description: String { "schemes \(schemes) hosts \(hosts) paths \(paths)" }
+}
