@@ -6,8 +6,10 @@ import Synchronization
 /// A private connection to a message bus, serviced by its own event loop.
 ///
 /// Make one with `Connection.connect(to:)` or `Connection.session()`, use it
-/// from any thread or task, and `close()` it when done. Incoming method calls
-/// and signals are handled on the connection's loop queue, in arrival order.
+/// from any thread or task, and `close()` it when done: an open connection
+/// stays alive until then (or until the bus drops it), even without references.
+/// Incoming method calls and signals are handled on the connection's loop
+/// queue, in arrival order.
 public final class Connection: Sendable {
     let loop: EventLoop
     let state: Mutex<ConnectionState>
@@ -35,7 +37,10 @@ public final class Connection: Sendable {
         dbus_connection_set_exit_on_disconnect(raw, 0)
 
         let connection = Connection(loop: EventLoop(label: "openurld.dbus"))
-        connection.loop.onMessage = { [unowned connection] in connection.receive($0) }
+        // A deliberate cycle: an open connection stays alive, and keeps
+        // serving its exported objects, until `close()` or the bus drops it,
+        // even when nobody holds it any more. `teardown` breaks the cycle.
+        connection.loop.onMessage = { connection.receive($0) }
         connection.loop.queue.sync { connection.loop.attach(raw) }
         do {
             let hello = try Message.methodCall(
@@ -131,6 +136,7 @@ public final class Connection: Sendable {
             return (state.disconnectHandlers, Array(state.pendingCalls.values))
         }
         loop.detach()
+        loop.onMessage = { _ in }
         dbus_connection_close(raw)
         for call in pending { call.abandon(with: reason) }
         dbus_connection_unref(raw)

@@ -3,11 +3,11 @@ import Dispatch
 
 /// Services one libdbus connection on one serial queue.
 ///
-/// libdbus tells us which file descriptors to watch and which timeouts to run;
-/// each enabled watch becomes a Dispatch read or write source and each enabled
-/// timeout a timer source, all targeting `queue`. Every libdbus call for the
-/// connection happens on `queue`, so libdbus never sees two threads at once
-/// and no thread ever blocks inside libdbus waiting for the socket.
+/// libdbus tells us which file descriptors to watch and which timeouts to run.
+/// Enabled watches are polled by a `WatchPoller` thread and handled on
+/// `queue`; each enabled timeout is a Dispatch timer on `queue`. Every libdbus
+/// call for the connection happens on `queue`, so libdbus never sees two
+/// threads at once and no thread ever blocks inside libdbus on the socket.
 final class EventLoop: @unchecked Sendable {
     // @unchecked: every stored property below except `queue` is read and written
     // only on `queue` (checked by `assertOnQueue` in debug builds).
@@ -40,6 +40,7 @@ final class EventLoop: @unchecked Sendable {
     func attach(_ connection: OpaquePointer) {
         assertOnQueue()
         raw = connection
+        poller = WatchPoller(queue: queue) { [weak self] entry, flags in self?.handleReady(entry, flags: flags) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(
             connection, watchAdded, watchRemoved, watchToggled, context, nil)
@@ -63,6 +64,8 @@ final class EventLoop: @unchecked Sendable {
         dbus_connection_set_timeout_functions(connection, nil, nil, nil, nil, nil)
         dbus_connection_set_dispatch_status_function(connection, nil, nil, nil)
         dbus_connection_set_wakeup_main_function(connection, nil, nil, nil)
+        poller?.stop()
+        poller = nil
         raw = nil
     }
 
@@ -97,55 +100,46 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Watches
 
-    fileprivate final class WatchSources {
-        var sources: [any DispatchSourceProtocol] = []
-        func cancel() {
-            sources.forEach { $0.cancel() }
-            sources = []
-        }
-    }
+    /// Waits on the enabled watches; created by `attach`, stopped by `detach`.
+    private var poller: WatchPoller?
 
-    fileprivate func arm(_ watch: OpaquePointer) {
-        let record = sources(of: watch)
-        record.cancel()
-        guard dbus_watch_get_enabled(watch) != 0 else { return }
-        let fd = dbus_watch_get_unix_fd(watch)
-        guard fd >= 0 else { return }
-        let flags = dbus_watch_get_flags(watch)
-        if flags & DBUS_WATCH_READABLE.rawValue != 0 {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [self] in
-                _ = dbus_watch_handle(watch, DBUS_WATCH_READABLE.rawValue)
-                scheduleDispatch()
-            }
-            record.sources.append(source)
-        }
-        if flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [self] in
-                _ = dbus_watch_handle(watch, DBUS_WATCH_WRITABLE.rawValue)
-                scheduleDispatch()
-            }
-            record.sources.append(source)
-        }
-        record.sources.forEach { $0.resume() }
-    }
-
-    fileprivate func sources(of watch: OpaquePointer) -> WatchSources {
+    fileprivate func watchChanged(_ watch: OpaquePointer, removed: Bool = false) {
+        let entry: WatchPoller.Entry
         if let data = dbus_watch_get_data(watch) {
-            return Unmanaged<WatchSources>.fromOpaque(data).takeUnretainedValue()
+            entry = Unmanaged<WatchPoller.Entry>.fromOpaque(data).takeUnretainedValue()
+        } else {
+            guard !removed else { return }
+            entry = WatchPoller.Entry(watch: watch)
+            dbus_watch_set_data(watch, Unmanaged.passRetained(entry).toOpaque()) { data in
+                if let data { Unmanaged<WatchPoller.Entry>.fromOpaque(data).release() }
+            }
         }
-        let record = WatchSources()
-        dbus_watch_set_data(watch, Unmanaged.passRetained(record).toOpaque()) { data in
-            if let data { Unmanaged<WatchSources>.fromOpaque(data).release() }
+        poller?.set(entry, enabled: !removed && dbus_watch_get_enabled(watch) != 0)
+    }
+
+    /// Handles a ready watch on the queue, unless it was removed or disabled
+    /// after the poll thread saw it.
+    private func handleReady(_ entry: WatchPoller.Entry, flags: UInt32) {
+        guard raw != nil, poller?.isEnabled(entry) == true else { return }
+        _ = dbus_watch_handle(entry.watch, flags)
+        scheduleDispatch()
+    }
+
+    /// Timer sources of one libdbus timeout.
+    fileprivate final class TimerSource {
+        var source: (any DispatchSourceTimer)?
+        func cancel() {
+            source?.cancel()
+            source = nil
         }
-        return record
     }
 
     // MARK: Timeouts
 
+    /// Re-creates the timer on each change: it holds no fd, and a fresh timer
+    /// restarts the interval, as libdbus expects after a toggle.
     fileprivate func arm(timeout: OpaquePointer) {
-        let record = sources(ofTimeout: timeout)
+        let record = timer(of: timeout)
         record.cancel()
         guard dbus_timeout_get_enabled(timeout) != 0 else { return }
         let interval = DispatchTimeInterval.milliseconds(Int(max(dbus_timeout_get_interval(timeout), 0)))
@@ -155,17 +149,17 @@ final class EventLoop: @unchecked Sendable {
             _ = dbus_timeout_handle(timeout)
             scheduleDispatch()
         }
-        record.sources.append(source)
+        record.source = source
         source.resume()
     }
 
-    fileprivate func sources(ofTimeout timeout: OpaquePointer) -> WatchSources {
+    fileprivate func timer(of timeout: OpaquePointer) -> TimerSource {
         if let data = dbus_timeout_get_data(timeout) {
-            return Unmanaged<WatchSources>.fromOpaque(data).takeUnretainedValue()
+            return Unmanaged<TimerSource>.fromOpaque(data).takeUnretainedValue()
         }
-        let record = WatchSources()
+        let record = TimerSource()
         dbus_timeout_set_data(timeout, Unmanaged.passRetained(record).toOpaque()) { data in
-            if let data { Unmanaged<WatchSources>.fromOpaque(data).release() }
+            if let data { Unmanaged<TimerSource>.fromOpaque(data).release() }
         }
         return record
     }
@@ -181,17 +175,16 @@ private func loop(_ data: UnsafeMutableRawPointer?) -> EventLoop {
 }
 
 private func watchAdded(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
-    loop(data).arm(watch!)
+    loop(data).watchChanged(watch!)
     return 1
 }
 
 private func watchRemoved(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    guard let watch, dbus_watch_get_data(watch) != nil else { return }
-    loop(data).sources(of: watch).cancel()
+    loop(data).watchChanged(watch!, removed: true)
 }
 
 private func watchToggled(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    loop(data).arm(watch!)
+    loop(data).watchChanged(watch!)
 }
 
 private func timeoutAdded(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
@@ -201,7 +194,7 @@ private func timeoutAdded(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPoi
 
 private func timeoutRemoved(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
     guard let timeout, dbus_timeout_get_data(timeout) != nil else { return }
-    loop(data).sources(ofTimeout: timeout).cancel()
+    loop(data).timer(of: timeout).cancel()
 }
 
 private func timeoutToggled(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {

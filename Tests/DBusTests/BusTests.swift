@@ -314,3 +314,37 @@ struct BusTests {
         await #expect(throws: DBusError.self) { try await Connection.connect(to: garbage) }
     }
 }
+
+extension BusTests {
+    @Test func largeMessagesCrossInBothDirections() async throws {
+        try await withPeers { _, server, client in
+            let big = String(repeating: "x", count: 4 * 1024 * 1024)
+            for _ in 0..<3 {
+                let reply = try await client.call(server.uniqueName, Self.path, Self.interface, "Echo", [.variant(.string(big))], timeout: .seconds(10))
+                #expect(reply == [.variant(.string(big))])
+            }
+        }
+    }
+}
+
+extension BusTests {
+    /// Regression: with fd watches on Dispatch sources, a connection opened
+    /// while others closed could be given a recycled fd whose stale source
+    /// registration swallowed its events; its `Hello` never completed.
+    @Test func connectionsOpeningWhileOthersCloseNeverStall() async throws {
+        try await withPrivateBus { bus in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        for _ in 0..<25 {
+                            let connection = try await Connection.connect(to: bus.address, timeout: .seconds(5))
+                            _ = try await connection.owner(of: .bus)
+                            connection.close()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+}

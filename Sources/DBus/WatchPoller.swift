@@ -1,0 +1,124 @@
+import CDBus
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Waits for libdbus's enabled watches on one dedicated thread with `poll()`,
+/// and handles each ready watch on the connection's loop queue.
+///
+/// Why not Dispatch read and write sources: libdbus closes a socket right
+/// after removing its watch, while libdispatch unregisters a cancelled fd
+/// source asynchronously. A new connection can then be given the same fd
+/// number while the stale registration is still pending, and its own source
+/// never fires (seen: a `Hello` reply never read while tests opened and closed
+/// many connections). Here a watch leaves the poll set synchronously, before
+/// libdbus closes anything, and a readiness seen for a watch that has since
+/// been removed is dropped on the queue, where removal happens.
+final class WatchPoller: Sendable {
+    /// One libdbus watch as the poller sees it.
+    final class Entry: @unchecked Sendable {
+        // @unchecked: `watch` is only passed to libdbus on the loop queue;
+        // `fd` and `flags` are immutable.
+        let watch: OpaquePointer
+        let fd: Int32
+        let flags: UInt32
+        init(watch: OpaquePointer) {
+            self.watch = watch
+            self.fd = dbus_watch_get_unix_fd(watch)
+            self.flags = dbus_watch_get_flags(watch)
+        }
+    }
+
+    private struct State {
+        var enabled: [ObjectIdentifier: Entry] = [:]
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let queue: DispatchQueue
+    private let handle: @Sendable (Entry, UInt32) -> Void
+
+    /// - Parameter handle: runs on `queue` for a ready watch; it must check the
+    ///   entry is still registered (`isEnabled`) before touching libdbus.
+    init(queue: DispatchQueue, handle: @escaping @Sendable (Entry, UInt32) -> Void) {
+        var fds: [Int32] = [-1, -1]
+        let made = pipe(&fds) == 0
+        precondition(made, "cannot create the poller's wake-up pipe: errno \(errno)")
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        self.queue = queue
+        self.handle = handle
+        startThread()
+    }
+
+    /// Adds, updates or (with `enabled == false`) removes a watch. Synchronous:
+    /// after it returns, the poll thread no longer waits on a removed watch.
+    func set(_ entry: Entry, enabled: Bool) {
+        state.withLock { state in
+            if enabled { state.enabled[ObjectIdentifier(entry)] = entry } else { state.enabled[ObjectIdentifier(entry)] = nil }
+        }
+        wake()
+    }
+
+    func isEnabled(_ entry: Entry) -> Bool { state.withLock { $0.enabled[ObjectIdentifier(entry)] != nil } }
+
+    /// Ends the thread; the pipe is closed by the thread on its way out.
+    func stop() {
+        state.withLock { $0.stopped = true }
+        wake()
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
+    }
+
+    private func startThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            let poller = Unmanaged<WatchPoller>.fromOpaque(context!).takeRetainedValue()
+            poller.run()
+            return nil
+        }, context)
+        precondition(result == 0, "cannot start the D-Bus poll thread: error \(result)")
+        pthread_detach(thread)
+    }
+
+    private func run() {
+        defer {
+            close(wakeRead)
+            close(wakeWrite)
+        }
+        var drain = [UInt8](repeating: 0, count: 64)
+        while true {
+            guard let entries = state.withLock({ $0.stopped ? nil : Array($0.enabled.values) }) else { return }
+            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            for entry in entries {
+                var events: Int16 = 0
+                if entry.flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
+                if entry.flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: entry.fd, events: events, revents: 0))
+            }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 { continue }  // EINTR; anything else would recur and is not expected
+            if fds[0].revents != 0 { _ = read(wakeRead, &drain, drain.count) }
+            for (entry, polled) in zip(entries, fds.dropFirst()) where polled.revents != 0 {
+                var flags: UInt32 = 0
+                if polled.revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
+                if polled.revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
+                if polled.revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
+                if polled.revents & Int16(POLLERR | POLLNVAL) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+                // Wait for the handler, so that a level-triggered readiness it
+                // is about to consume is not reported again meanwhile.
+                queue.sync { handle(entry, flags) }
+            }
+        }
+    }
+}
