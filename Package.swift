@@ -27,13 +27,16 @@ let package = Package(
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn"]),
         .target(name: "Routing"),
-        .target(name: "OpenURL", dependencies: ["DBus"]),
-        .executableTarget(name: "openurld", dependencies: ["DBus"]),
+        .target(name: "DispatcherAPI", dependencies: ["DBus"]),
+        .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
+        .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
+        .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURL"]),
 
         .target(name: "TestSupport", dependencies: ["DBus", "Spawn"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
+        .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Routing", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,25 @@
+import DispatcherAPI
 import Glibc
+import OpenURLDaemon
+import Spawn
 
-// The daemon is wired up once the routing core exists; say so rather than pretend.
-let message = "openurld: not built yet\n"
-_ = message.withCString { write(2, $0, strlen($0)) }
-exit(1)
+// Wiring only: parse, pick the fallback, run.
+let environment = Dictionary(
+    currentEnvironment().compactMap { entry -> (String, String)? in
+        guard let equals = entry.firstIndex(of: "=") else { return nil }
+        return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
+    }, uniquingKeysWith: { first, _ in first })
+
+switch Result(catching: { () throws(UsageError) in try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
+case .failure(let error):
+    let message = "openurld: \(error)\nTry 'openurld --help' for more information.\n"
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+case .success(.help):
+    print(DaemonOptions.help)
+case .success(.version):
+    print("openurld \(DispatcherAPI.version)")
+case .success(.run(let options)):
+    let logger = Logger.standardError(threshold: options.verbose ? .debug : .info)
+    exit(await Daemon.run(options, environment: environment, systemDefault: NoSystemDefault(), logger: logger))
+}

@@ -1,0 +1,47 @@
+import DBus
+
+/// The names other programs are written against. `docs/org.openurld.Dispatcher1.xml`
+/// is the source of truth; a test checks the daemon's introspection against it.
+public enum DispatcherAPI {
+    /// The package version, reported by `--version` and the `Version` property.
+    public static let version = "0.1.0"
+
+    public static let busName: BusName = "org.openurld.Dispatcher1"
+    public static let objectPath: ObjectPath = "/org/openurld/Dispatcher1"
+    public static let dispatcherInterface: InterfaceName = "org.openurld.Dispatcher1"
+    public static let handlerInterface: InterfaceName = "org.openurld.Handler1"
+    public static let applicationInterface: InterfaceName = "org.freedesktop.Application"
+    /// The dispatcher's own desktop file ID; the fallback never launches it.
+    public static let desktopID = "org.openurld.Dispatcher1.desktop"
+
+    /// `org.openurld.Error.NoSuchHandler`: no handler has the given id.
+    public static let noSuchHandler = ErrorName(trusted: "org.openurld.Error.NoSuchHandler")
+    /// `org.openurld.Error.ShuttingDown`: the daemon is stopping and takes no new work.
+    public static let shuttingDown = ErrorName(trusted: "org.openurld.Error.ShuttingDown")
+}
+
+/// What `HandleURL` answers, exactly as on the wire.
+public enum HandlerResult: String, Sendable, CaseIterable {
+    case handled
+    case discarded
+    case systemAction
+}
+
+/// The `outcome` of `OpenURLWithOptions`, exactly as on the wire.
+public enum Outcome: String, Sendable, CaseIterable {
+    /// A handler opened the URL.
+    case handled
+    /// A handler refused the URL.
+    case discarded
+    /// The system default application was launched.
+    case opened
+    /// No application is set up for the URL's scheme.
+    case noApplication = "no-application"
+    /// The application could not be started.
+    case launchFailed = "launch-failed"
+    /// The fallback does not open URLs of this kind (e.g. `javascript:`).
+    case refused
+
+    /// Whether the caller's URL counts as accepted.
+    public var isAccepted: Bool { self == .handled || self == .opened }
+}

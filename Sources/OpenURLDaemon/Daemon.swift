@@ -1,0 +1,126 @@
+import DBus
+import Dispatch
+import DispatcherAPI
+import Glibc
+
+/// Runs the daemon from start to exit.
+public enum Daemon {
+    /// Why the daemon stops.
+    enum Stop: Sendable {
+        case signal(Int32)
+        case nameLost
+        case disconnected(DBusError)
+    }
+
+    /// Serves `org.openurld.Dispatcher1` until SIGTERM/SIGINT, until another
+    /// instance replaces it, or until the bus connection drops.
+    /// - Returns: the process exit status.
+    public static func run(
+        _ options: DaemonOptions, environment: [String: String], systemDefault: any SystemDefault, logger: Logger
+    ) async -> Int32 {
+        let (stops, stop) = AsyncStream.makeStream(of: Stop.self)
+        let signalSources = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.yield(.signal(number)) }
+            source.resume()
+            return source
+        }
+        defer { signalSources.forEach { $0.cancel() } }
+
+        let connection: Connection
+        do {
+            if let address = options.address {
+                connection = try await Connection.connect(to: address)
+            } else {
+                connection = try await Connection.session(environment: environment)
+            }
+        } catch {
+            logger.error("cannot connect to the bus: \(error.message)")
+            return 1
+        }
+        connection.onDisconnect { stop.yield(.disconnected($0)) }
+
+        var configuration = Dispatcher.Configuration()
+        configuration.handlerTimeout = options.handlerTimeout
+        configuration.walkDeadline = options.walkDeadline
+        configuration.limits = .init(perOwner: options.maxHandlersPerClient, total: options.maxHandlers)
+        configuration.verbose = options.verbose
+        let dispatcher: Dispatcher
+        do {
+            dispatcher = try await serve(
+                on: connection, configuration: configuration, systemDefault: systemDefault, logger: logger,
+                replace: options.replace, onNameLost: { stop.yield(.nameLost) })
+        } catch {
+            logger.error(error.message)
+            connection.close()
+            return 1
+        }
+        logger.info("openurld \(DispatcherAPI.version) serving \(DispatcherAPI.busName) as \(connection.uniqueName)")
+
+        for await reason in stops {
+            switch reason {
+            case .disconnected(let error):
+                logger.error("lost the bus connection (\(error.message)); exiting so that the service manager restarts openurld")
+                return 1
+            case .nameLost:
+                logger.info("another instance took over \(DispatcherAPI.busName); finishing and exiting")
+                await finish(dispatcher, connection, options, releasing: false)
+                return 0
+            case .signal(let number):
+                logger.info("received \(number == SIGTERM ? "SIGTERM" : "SIGINT"); finishing calls in flight and exiting")
+                await finish(dispatcher, connection, options, releasing: true)
+                return 0
+            }
+        }
+        return 0
+    }
+
+    /// Sets the dispatcher up on `connection`: follows departing clients,
+    /// exports the object, then claims the bus name.
+    ///
+    /// - Parameters:
+    ///   - replace: take the name from a running instance.
+    ///   - onNameLost: called when another instance takes the name over.
+    /// - Throws: a `DBusError` explaining why the daemon cannot serve, e.g. the
+    ///   name is owned by another instance.
+    public static func serve(
+        on connection: Connection, configuration: Dispatcher.Configuration, systemDefault: any SystemDefault,
+        logger: Logger, replace: Bool = false, onNameLost: @escaping @Sendable () -> Void = {}
+    ) async throws(DBusError) -> Dispatcher {
+        let dispatcher = Dispatcher(connection: connection, configuration: configuration, systemDefault: systemDefault, logger: logger)
+        // Follow departures before anyone can reach us: every registration is
+        // then processed before the signal saying its owner left.
+        _ = try await connection.watchNameOwners { change in
+            if change.name.isUnique, change.newOwner == nil { dispatcher.ownerLeft(change.name) }
+        }
+        _ = try await connection.subscribe(
+            to: MatchRule(sender: .bus, interface: "org.freedesktop.DBus", member: "NameLost", arguments: [0: DispatcherAPI.busName.rawValue])
+        ) { _ in onNameLost() }
+        connection.export(dispatcher.interfaces, at: DispatcherAPI.objectPath)
+
+        switch try await connection.requestName(DispatcherAPI.busName, allowReplacement: true, replaceExisting: replace) {
+        case .primaryOwner, .alreadyOwner:
+            return dispatcher
+        case .exists, .inQueue:
+            let owner = (try? await connection.owner(of: DispatcherAPI.busName))?.rawValue ?? "another connection"
+            connection.unexport(DispatcherAPI.objectPath)
+            throw .failed("\(DispatcherAPI.busName) is already owned by \(owner) (another openurld?); use --replace to take over")
+        }
+    }
+
+    /// Gives up the name (new callers reach a new instance through activation),
+    /// answers the walks in flight, then closes.
+    private static func finish(_ dispatcher: Dispatcher, _ connection: Connection, _ options: DaemonOptions, releasing: Bool) async {
+        if releasing { try? await connection.releaseName(DispatcherAPI.busName) }
+        // Walks end by their own deadline; the extra second covers the fallback.
+        let drained = Task { await dispatcher.drain() }
+        let limit = Task {
+            try? await Task.sleep(for: options.walkDeadline + .seconds(1))
+            drained.cancel()
+        }
+        await drained.value
+        limit.cancel()
+        connection.close()
+    }
+}

@@ -1,0 +1,173 @@
+import DBus
+import DispatcherAPI
+import Routing
+
+extension Dispatcher {
+    /// The interfaces exported at `/org/openurld/Dispatcher1`.
+    public var interfaces: [ExportedInterface] { [dispatcherInterface, applicationInterface] }
+
+    private static let handlerEntry = DBusType.dictionary(key: .string, value: .variant)
+    private static let options = DBusType.dictionary(key: .string, value: .variant)
+
+    var dispatcherInterface: ExportedInterface {
+        ExportedInterface(
+            DispatcherAPI.dispatcherInterface,
+            methods: [
+                ExportedMethod(
+                    "OpenURL", arguments: [Argument("url", .string)], results: [Argument("accepted", .boolean)],
+                    asyncHandler: { [self] call throws(DBusError) in
+                        let url = try Self.validated(try call.arguments.decode(String.self))
+                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: nil)
+                        return [.boolean(result.outcome.isAccepted)]
+                    }),
+                ExportedMethod(
+                    "OpenURLWithOptions", arguments: [Argument("url", .string), Argument("options", Self.options)],
+                    results: [Argument("accepted", .boolean), Argument("result", Self.options)],
+                    asyncHandler: { [self] call throws(DBusError) in
+                        let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
+                        let url = try Self.validated(text)
+                        let token = try Self.optionalString("activation-token", in: options)
+                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: token)
+                        return [.boolean(result.outcome.isAccepted), Self.describe(result).dbusValue]
+                    }),
+                ExportedMethod(
+                    "RegisterHandler", arguments: [Argument("path", .objectPath), Argument("spec", Self.options)],
+                    results: [Argument("id", .uint32)],
+                    handler: { [self] call throws(DBusError) in
+                        // Immediate, on the loop queue: ordered before the signal
+                        // telling us the caller left, so no handler can outlive it.
+                        let (path, dictionary) = try call.arguments.decode(ObjectPath.self, [String: Variant].self)
+                        let spec = try HandlerSpec(dbus: dictionary)
+                        let handler = try Self.mapped {
+                            () throws(RoutingError) in
+                            try withRegistry { registry throws(RoutingError) in
+                                try registry.register(spec, owner: call.sender.rawValue, payload: HandlerEndpoint(path: path))
+                            }
+                        }
+                        logger.info("\(call.sender) registered handler \(handler.id) '\(spec.name)' for \(spec.schemes.joined(separator: ","))")
+                        handlersChanged()
+                        return [.uint32(handler.id)]
+                    }),
+                ExportedMethod(
+                    "UnregisterHandler", arguments: [Argument("id", .uint32)],
+                    handler: { [self] call throws(DBusError) in
+                        let id = try call.arguments.decode(UInt32.self)
+                        try Self.mapped { () throws(RoutingError) in
+                            try withRegistry { registry throws(RoutingError) in _ = try registry.unregister(id, by: call.sender.rawValue) }
+                        }
+                        logger.info("\(call.sender) unregistered handler \(id)")
+                        handlersChanged()
+                        return []
+                    }),
+                ExportedMethod(
+                    "ListHandlers", results: [Argument("handlers", .array(Self.handlerEntry))],
+                    handler: { [self] _ in
+                        let all = (try? withRegistry { registry in registry.all }) ?? []
+                        return [.array(Self.handlerEntry, all.map(\.dbusDescription))]
+                    }),
+                ExportedMethod(
+                    "Explain", arguments: [Argument("url", .string)],
+                    results: [Argument("handlers", .array(Self.handlerEntry)), Argument("application", .string)],
+                    handler: { [self] call throws(DBusError) in
+                        let url = try Self.validated(try call.arguments.decode(String.self))
+                        let candidates = (try? withRegistry { registry in
+                            registry.candidates(for: url, caller: call.sender.rawValue)
+                        }) ?? []
+                        return [
+                            .array(Self.handlerEntry, candidates.map(\.dbusDescription)),
+                            .string(systemDefault.application(for: url) ?? ""),
+                        ]
+                    }),
+            ],
+            properties: [ExportedProperty("Version", type: .string, isConstant: true) { .string(DispatcherAPI.version) }],
+            signals: [ExportedSignal("HandlersChanged")])
+    }
+
+    /// `org.freedesktop.Application`, so that the dispatcher's desktop file can
+    /// be `DBusActivatable` and GIO opens URLs with one call instead of a process.
+    var applicationInterface: ExportedInterface {
+        ExportedInterface(
+            DispatcherAPI.applicationInterface,
+            methods: [
+                ExportedMethod("Activate", arguments: [Argument("platform_data", Self.options)]) { _ in
+                    []  // The dispatcher has no window to show.
+                },
+                ExportedMethod(
+                    "Open", arguments: [Argument("uris", .array(.string)), Argument("platform_data", Self.options)],
+                    asyncHandler: { [self] call throws(DBusError) in
+                        let (uris, platformData) = try call.arguments.decode([String].self, [String: Variant].self)
+                        var token = try Self.optionalString("activation-token", in: platformData)
+                        if token == nil { token = try Self.optionalString("desktop-startup-id", in: platformData) }
+                        var invalid: [String] = []
+                        for text in uris {
+                            // Every valid URI is opened, even when others are not.
+                            guard let url = try? ValidatedURL(text) else {
+                                invalid.append(text)
+                                continue
+                            }
+                            _ = try await dispatchCounted(url, caller: call.sender, activationToken: token)
+                        }
+                        if let first = invalid.first {
+                            let reason = Self.reason(first)
+                            throw .invalidArgs("\(invalid.count) of \(uris.count) URIs not opened; the first: \(reason)")
+                        }
+                        return []
+                    }),
+                ExportedMethod(
+                    "ActivateAction",
+                    arguments: [Argument("action_name", .string), Argument("parameter", .array(.variant)), Argument("platform_data", Self.options)]
+                ) { call throws(DBusError) in
+                    let action = (try? call.arguments.decode(String.self, [Variant].self, [String: Variant].self).0) ?? ""
+                    throw .invalidArgs("openurld has no action '\(action.prefix(64))'")
+                },
+            ])
+    }
+
+    /// Dispatches unless the daemon is shutting down, counting the walk in flight.
+    private func dispatchCounted(_ url: ValidatedURL, caller: BusName, activationToken: String?) async throws(DBusError) -> Dispatch {
+        guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
+        defer { endWork() }
+        return await dispatch(url, caller: caller, activationToken: activationToken)
+    }
+
+    static func describe(_ dispatch: Dispatch) -> [String: Variant] {
+        var result: [String: Variant] = ["outcome": Variant(dispatch.outcome.rawValue), "url": Variant(dispatch.finalURL.text)]
+        if let handler = dispatch.handler { result["handler"] = Variant(handler) }
+        if let application = dispatch.application { result["application"] = Variant(application) }
+        if let message = dispatch.message { result["message"] = Variant(message) }
+        return result
+    }
+
+    static func validated(_ text: String) throws(DBusError) -> ValidatedURL {
+        do { return try ValidatedURL(text) } catch { throw .invalidArgs(error.message) }
+    }
+
+    static func reason(_ text: String) -> String {
+        do {
+            _ = try ValidatedURL(text)
+            return ""
+        } catch { return error.message }
+    }
+
+    static func optionalString(_ key: String, in options: [String: Variant]) throws(DBusError) -> String? {
+        guard let value = options[key] else { return nil }
+        guard let text = value.get(String.self) else {
+            throw .invalidArgs("option '\(key)' must have type 's', not '\(value.value.type)'")
+        }
+        return text.isEmpty ? nil : text
+    }
+
+    /// Maps a routing error onto the D-Bus error a client expects.
+    static func mapped<T>(_ body: () throws(RoutingError) -> T) throws(DBusError) -> T {
+        do {
+            return try body()
+        } catch {
+            switch error.code {
+            case .limitExceeded: throw DBusError(.limitsExceeded, error.message)
+            case .noSuchHandler: throw DBusError(DispatcherAPI.noSuchHandler, error.message)
+            case .notOwner: throw DBusError(.accessDenied, error.message)
+            default: throw .invalidArgs(error.message)
+            }
+        }
+    }
+}

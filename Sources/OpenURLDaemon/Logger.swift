@@ -1,0 +1,49 @@
+import Glibc
+
+/// Where the daemon's messages go. Library code takes one of these from its
+/// caller and never prints on its own.
+public struct Logger: Sendable {
+    /// syslog priorities; journald reads them from a `<N>` line prefix.
+    public enum Level: Int32, Sendable, Comparable {
+        case error = 3, warning = 4, info = 6, debug = 7
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// The most detailed level written.
+    public let threshold: Level
+    private let sink: @Sendable (Level, String) -> Void
+
+    /// A logger passing every line at or above `threshold` to `sink`.
+    public init(threshold: Level, sink: @escaping @Sendable (Level, String) -> Void) {
+        self.threshold = threshold
+        self.sink = sink
+    }
+
+    /// Writes `<N>message` lines to standard error, one `write` each so that
+    /// lines from different threads never interleave.
+    public static func standardError(threshold: Level) -> Logger {
+        Logger(threshold: threshold) { level, message in
+            let line = "<\(level.rawValue)>" + message.replacingNewlines() + "\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+        }
+    }
+
+    /// Discards everything.
+    public static let silent = Logger(threshold: .error) { _, _ in }
+
+    public func log(_ level: Level, _ message: @autoclosure () -> String) {
+        if level <= threshold { sink(level, message()) }
+    }
+    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+}
+
+extension String {
+    /// One log record is one line: a newline in a peer's text must not forge another.
+    fileprivate func replacingNewlines() -> String {
+        guard contains(where: \.isNewline) else { return self }
+        return String(map { $0.isNewline ? " " : $0 })
+    }
+}

@@ -1,0 +1,30 @@
+import Routing
+
+/// What the fallback did with a URL every handler passed on.
+public enum FallbackResult: Sendable, Equatable {
+    /// The application with this desktop-file ID was started.
+    case opened(application: String)
+    /// No application is set up for the scheme.
+    case noApplication(reason: String)
+    /// The application was found but could not be started.
+    case launchFailed(application: String, reason: String)
+    /// The fallback does not open URLs like this one.
+    case refused(reason: String)
+}
+
+/// The desktop's default application, as the daemon's last resort.
+public protocol SystemDefault: Sendable {
+    /// The desktop-file ID that would open `url`, or `nil`; for `Explain`.
+    func application(for url: ValidatedURL) -> String?
+    /// Opens `url` with the default application.
+    func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult
+}
+
+/// A fallback that opens nothing, for tests of the handler chain alone.
+public struct NoSystemDefault: SystemDefault {
+    public init() {}
+    public func application(for url: ValidatedURL) -> String? { nil }
+    public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+        .noApplication(reason: "no system default is configured")
+    }
+}

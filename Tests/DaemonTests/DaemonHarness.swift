@@ -1,0 +1,97 @@
+import DBus
+import DispatcherAPI
+import OpenURLDaemon
+import Routing
+import Synchronization
+import TestSupport
+
+/// A fallback that records what reached it and answers as told.
+final class RecordingSystemDefault: SystemDefault {
+    let opened = Mutex<[(url: String, token: String?)]>([])
+    let answer: FallbackResult
+
+    init(answer: FallbackResult = .opened(application: "recorder.desktop")) { self.answer = answer }
+
+    func application(for url: ValidatedURL) -> String? { "recorder.desktop" }
+    func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+        opened.withLock { $0.append((url.text, activationToken)) }
+        return answer
+    }
+    var urls: [String] { opened.withLock { $0.map(\.url) } }
+}
+
+/// The real dispatcher serving on a private bus, plus helpers to act as its clients.
+struct DaemonHarness {
+    let bus: PrivateBus
+    let daemon: Connection
+    let dispatcher: Dispatcher
+    let fallback: RecordingSystemDefault
+
+    static func with(
+        handlerTimeout: Duration = .seconds(5), walkDeadline: Duration = .seconds(20),
+        limits: HandlerRegistry<HandlerEndpoint>.Limits = .init(),
+        fallback: RecordingSystemDefault = RecordingSystemDefault(),
+        _ body: (DaemonHarness) async throws -> Void
+    ) async throws {
+        try await withPrivateBus { bus in
+            let daemon = try await bus.connect()
+            defer { daemon.close() }
+            var configuration = Dispatcher.Configuration()
+            configuration.handlerTimeout = handlerTimeout
+            configuration.walkDeadline = walkDeadline
+            configuration.limits = limits
+            let dispatcher = try await Daemon.serve(on: daemon, configuration: configuration, systemDefault: fallback, logger: .silent)
+            try await body(DaemonHarness(bus: bus, daemon: daemon, dispatcher: dispatcher, fallback: fallback))
+        }
+    }
+
+    /// Calls a Dispatcher1 method from `client`.
+    func call(_ client: Connection, _ member: MemberName, _ arguments: [Value] = [], timeout: Duration = .seconds(25))
+        async throws -> [Value]
+    {
+        try await client.call(DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, member, arguments, timeout: timeout)
+    }
+
+    func open(_ client: Connection, _ url: String) async throws -> Bool {
+        try await call(client, "OpenURL", [.string(url)]).decode(Bool.self)
+    }
+
+    func openWithOptions(_ client: Connection, _ url: String, _ options: [String: Variant] = [:]) async throws -> (Bool, [String: Variant]) {
+        try await call(client, "OpenURLWithOptions", [.string(url), options.dbusValue]).decode(Bool.self, [String: Variant].self)
+    }
+
+    /// Exports a handler object on `client` and registers it.
+    ///
+    /// - Parameter results: the reply types the object declares; anything but
+    ///   `ss` makes a misbehaving handler.
+    @discardableResult
+    func register(
+        _ client: Connection, path: ObjectPath = "/handler", _ spec: [String: Variant],
+        results: [Argument] = [Argument("result", .string), Argument("url", .string)],
+        answer: @escaping @Sendable (String, [String: Variant]) async -> [Value]
+    ) async throws -> UInt32 {
+        let method = ExportedMethod(
+            "HandleURL", arguments: [Argument("url", .string), Argument("context", .dictionary(key: .string, value: .variant))],
+            results: results,
+            asyncHandler: { call throws(DBusError) in
+                let (url, context) = try call.arguments.decode(String.self, [String: Variant].self)
+                return await answer(url, context)
+            })
+        client.export([ExportedInterface(DispatcherAPI.handlerInterface, methods: [method])], at: path)
+        return try await call(client, "RegisterHandler", [.objectPath(path), spec.dbusValue]).decode(UInt32.self)
+    }
+
+    func handlers(_ client: Connection) async throws -> [[String: Variant]] {
+        try await call(client, "ListHandlers").decode([[String: Variant]].self)
+    }
+}
+
+/// `HandleURL` answers.
+func answer(_ result: String, _ url: String = "") -> [Value] { [.string(result), .string(url)] }
+
+func spec(_ schemes: [String], hosts: [String] = [], priority: Int32 = 0, scope: String = "session", name: String = "") -> [String: Variant] {
+    var spec: [String: Variant] = ["schemes": Variant(schemes), "priority": Variant(priority), "scope": Variant(scope)]
+    if !hosts.isEmpty { spec["hosts"] = Variant(hosts) }
+    if !name.isEmpty { spec["name"] = Variant(name) }
+    return spec
+}

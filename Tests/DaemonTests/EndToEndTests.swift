@@ -1,0 +1,102 @@
+import DBus
+import DispatcherAPI
+import Foundation
+import Spawn
+import Testing
+import TestSupport
+
+/// The built `openurld` binary, driven only with gdbus and busctl.
+@Suite(.timeLimit(.minutes(1)))
+struct EndToEndTests {
+    /// The products sit next to the test bundle in the build directory.
+    static let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Starts `openurld --address` on `bus`, waits until it owns its name.
+    static func startDaemon(on bus: PrivateBus, _ extra: [String] = [], stderr: Int32) async throws -> pid_t {
+        let pid = try spawn(
+            binDirectory + "/openurld", arguments: ["openurld", "--address", bus.address] + extra,
+            environment: currentEnvironment(), stderr: .descriptor(stderr))
+        let watcher = try await bus.connect()
+        defer { watcher.close() }
+        for _ in 0..<500 {
+            if try await watcher.owner(of: DispatcherAPI.busName) != nil { return pid }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(pid, SIGKILL)
+        _ = reap(pid)
+        throw FixtureError("openurld did not take its name within 5 s")
+    }
+
+    func gdbus(_ bus: PrivateBus, _ method: String, _ arguments: String...) async throws -> CommandResult {
+        try await run(["gdbus", "call", "--address", bus.address, "--dest", "org.openurld.Dispatcher1",
+                       "--object-path", "/org/openurld/Dispatcher1", "--method", method] + arguments)
+    }
+
+    @Test func theBinaryServesItsInterfaceToIndependentClients() async throws {
+        try await withPrivateBus { bus in
+            let log = try makeTemporaryDirectory(prefix: "openurld-log") + "/stderr"
+            let logFD = open(log, O_WRONLY | O_CREAT, 0o600)
+            defer { close(logFD) }
+            let pid = try await Self.startDaemon(on: bus, stderr: logFD)
+            defer { kill(pid, SIGKILL); _ = reap(pid) }
+
+            let open = try await gdbus(bus, "org.openurld.Dispatcher1.OpenURL", "https://example.com/")
+            #expect(open.stdout == "(false,)\n", "no fallback yet: \(open.stderr)")
+            let invalid = try await gdbus(bus, "org.openurld.Dispatcher1.OpenURL", "no scheme")
+            #expect(invalid.status != 0)
+            #expect(invalid.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: URL contains whitespace at offset 2"))
+            let explain = try await gdbus(bus, "org.openurld.Dispatcher1.Explain", "https://example.com/")
+            #expect(explain.stdout == "(@aa{sv} [], '')\n")
+
+            let list = try await run(["busctl", "--address=" + bus.address, "call", "org.openurld.Dispatcher1",
+                                      "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "ListHandlers"])
+            #expect(list.stdout == "aa{sv} 0\n", "\(list.stderr)")
+            let version = try await run(["busctl", "--address=" + bus.address, "get-property", "org.openurld.Dispatcher1",
+                                         "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "Version"])
+            #expect(version.stdout == "s \"\(DispatcherAPI.version)\"\n")
+
+            // A second instance refuses politely.
+            let second = try await run([Self.binDirectory + "/openurld", "--address", bus.address])
+            #expect(second.status == 1)
+            #expect(second.stderr.contains("org.openurld.Dispatcher1 is already owned by"))
+
+            // SIGTERM: exit 0 after giving the name up.
+            kill(pid, SIGTERM)
+            let status = reap(pid, within: .seconds(5))
+            #expect(status.map { $0 & 0x7F == 0 && ($0 >> 8) & 0xFF == 0 } == true)
+            let logged = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(logged.contains("<6>open https://example.com/… from"))
+            #expect(logged.contains("<6>received SIGTERM"))
+        }
+    }
+
+    @Test func introspectionMatchesTheInterfaceXMLInTheRepository() async throws {
+        try await withPrivateBus { bus in
+            let pid = try await Self.startDaemon(on: bus, stderr: 2)
+            defer { kill(pid, SIGKILL); _ = reap(pid) }
+            let live = try await run(["gdbus", "introspect", "--address", bus.address, "--dest", "org.openurld.Dispatcher1",
+                                      "--object-path", "/org/openurld/Dispatcher1", "--xml"])
+            #expect(live.status == 0, "gdbus: \(live.stderr)")
+            let documented = try String(contentsOfFile: Self.repository + "/docs/org.openurld.Dispatcher1.xml", encoding: .utf8)
+            let served: Set = ["org.openurld.Dispatcher1", "org.freedesktop.Application"]
+            let liveShape = introspectionShape(live.stdout, interfaces: served)
+            #expect(liveShape.count == 2)
+            #expect(liveShape == introspectionShape(documented, interfaces: served))
+        }
+    }
+
+    @Test func usageErrorsAndHelp() async throws {
+        let help = try await run([Self.binDirectory + "/openurld", "--help"])
+        #expect(help.status == 0 && help.stdout.hasPrefix("Usage: openurld [OPTION]..."))
+        let version = try await run([Self.binDirectory + "/openurld", "--version"])
+        #expect(version.stdout == "openurld \(DispatcherAPI.version)\n")
+        let bad = try await run([Self.binDirectory + "/openurld", "--handler-timeout", "soon"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "openurld: --handler-timeout takes a number of seconds between 0 and 86400, not 'soon'\nTry 'openurld --help' for more information.\n")
+        let noBus = try await run([Self.binDirectory + "/openurld", "--address", "unix:path=/nonexistent/bus"])
+        #expect(noBus.status == 1)
+        #expect(noBus.stderr.hasPrefix("<3>cannot connect to the bus:"))
+    }
+}
