@@ -33,6 +33,8 @@ let package = Package(
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURL"]),
 
+        .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
+
         .target(name: "TestSupport", dependencies: ["DBus", "Spawn"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),

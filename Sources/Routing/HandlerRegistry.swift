@@ -15,6 +15,11 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
 
     public let limits: Limits
     private var handlers: [UInt32: Handler<Payload>] = [:]
+    /// The same handlers without their payload: matching runs on these
+    /// concrete values, because generic code that is not specialized across
+    /// the module boundary spent most of a lookup on run-time type metadata.
+    /// (A top-level type: one nested in this generic struct would be generic too.)
+    private var entries: [UInt32: RegistryEntry] = [:]
     private var owners: [String: Set<UInt32>] = [:]
     private var index: [String: SchemeIndex] = [:]
     private var lastID: UInt32 = 0
@@ -52,6 +57,7 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         lastID += 1
         let handler = Handler(id: lastID, owner: owner, spec: spec, payload: payload)
         handlers[handler.id] = handler
+        entries[handler.id] = RegistryEntry(owner: owner, spec: spec)
         owners[owner, default: []].insert(handler.id)
         forEachKey(of: spec) { scheme, key in index[scheme, default: SchemeIndex()].insert(handler.id, at: key) }
         return handler
@@ -91,21 +97,23 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         var ids = Set<UInt32>()
         index[url.scheme]?.collect(for: url.host, into: &ids)
         index["*"]?.collect(for: url.host, into: &ids)
-        var found: [(WalkPosition, Handler<Payload>)] = []
+        var found: [WalkPosition] = []
         found.reserveCapacity(ids.count)
         for id in ids {
-            guard let handler = handlers[id] else { continue }
-            if handler.spec.scope == .caller && handler.owner != caller { continue }
-            let place = handler.position(for: caller)
+            guard let entry = entries[id] else { continue }
+            if entry.spec.scope == .caller && entry.owner != caller { continue }
+            let place = entry.position(for: caller, id: id)
             if let position, !(position < place) { continue }
-            guard handler.spec.matches(url) else { continue }
-            found.append((place, handler))
+            guard entry.spec.matches(url) else { continue }
+            found.append(place)
         }
-        return found.sorted { $0.0 < $1.0 }.map(\.1)
+        found.sort()
+        return found.compactMap { handlers[$0.id] }
     }
 
     private mutating func remove(_ handler: Handler<Payload>) {
         handlers[handler.id] = nil
+        entries[handler.id] = nil
         owners[handler.owner]?.remove(handler.id)
         if owners[handler.owner]?.isEmpty == true { owners[handler.owner] = nil }
         forEachKey(of: handler.spec) { scheme, key in
@@ -122,6 +130,15 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
                 for host in spec.hosts { body(scheme, host.isWildcard ? .below(host.domain) : .exactly(host.domain)) }
             }
         }
+    }
+}
+
+/// A handler's owner and spec, without its payload.
+struct RegistryEntry: Sendable {
+    let owner: String
+    let spec: HandlerSpec
+    func position(for caller: String, id: UInt32) -> WalkPosition {
+        WalkPosition(isCallersOwn: spec.scope == .caller && owner == caller, priority: spec.priority, id: id)
     }
 }
 

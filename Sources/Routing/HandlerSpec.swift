@@ -81,7 +81,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     public func matches(_ host: URLHost?) -> Bool {
         switch host {
         case .name(let name)?:
-            isWildcard ? name.count > domain.count && name.hasSuffix("." + domain) : name == domain
+            isWildcard ? Self.isSubdomain(name.utf8, of: domain.utf8) : name == domain
         case .ipv6(let address)?:
             !isWildcard && address == domain
         case .invalid?, nil:
@@ -90,4 +90,12 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { isWildcard ? "*." + domain : domain }
+
+    /// `name` ends with `.` + `domain` and is longer than that: byte-wise,
+    /// since both are lowercased UTF-8 and grapheme rules do not apply to hosts.
+    private static func isSubdomain(_ name: String.UTF8View, of domain: String.UTF8View) -> Bool {
+        guard name.count > domain.count + 1 else { return false }
+        let start = name.index(name.endIndex, offsetBy: -domain.count)
+        return name[name.index(before: start)] == UInt8(ascii: ".") && name[start...].elementsEqual(domain)
+    }
 }
