@@ -6,6 +6,7 @@
 //   Spawn         posix_spawn with a clean signal state and no inherited descriptors
 //   Routing       pure: URL validation, handler specs, the innermost-first walk
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
+//   Desktop       XDG: base dirs, keyfiles, mimeapps.list, desktop entries, Exec; the launcher
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
 //   openurld      main.swift: argument parsing and wiring only
 import PackageDescription
@@ -28,9 +29,10 @@ let package = Package(
         .target(name: "Spawn", dependencies: ["CSpawn"]),
         .target(name: "Routing"),
         .target(name: "DispatcherAPI", dependencies: ["DBus"]),
-        .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
+        .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
+        .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI", "Desktop"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
-        .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Spawn"]),
+        .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURL"]),
 
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
@@ -38,7 +40,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus", "Spawn"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
-        .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Routing", "TestSupport"]),
+        .testTarget(name: "DesktopTests", dependencies: ["Desktop", "Routing", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

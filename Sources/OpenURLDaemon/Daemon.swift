@@ -1,4 +1,5 @@
 import DBus
+import Desktop
 import Dispatch
 import DispatcherAPI
 import Glibc
@@ -15,8 +16,10 @@ public enum Daemon {
     /// Serves `org.openurld.Dispatcher1` until SIGTERM/SIGINT, until another
     /// instance replaces it, or until the bus connection drops.
     /// - Returns: the process exit status.
+    /// - Parameter systemDefault: makes the fallback once the bus is connected.
     public static func run(
-        _ options: DaemonOptions, environment: [String: String], systemDefault: any SystemDefault, logger: Logger
+        _ options: DaemonOptions, environment: [String: String],
+        systemDefault makeSystemDefault: @Sendable (Connection) -> any SystemDefault, logger: Logger
     ) async -> Int32 {
         let (stops, stop) = AsyncStream.makeStream(of: Stop.self)
         let signalSources = [SIGTERM, SIGINT].map { number in
@@ -49,7 +52,7 @@ public enum Daemon {
         let dispatcher: Dispatcher
         do {
             dispatcher = try await serve(
-                on: connection, configuration: configuration, systemDefault: systemDefault, logger: logger,
+                on: connection, configuration: configuration, systemDefault: makeSystemDefault(connection), logger: logger,
                 replace: options.replace, onNameLost: { stop.yield(.nameLost) })
         } catch {
             logger.error(error.message)

@@ -1,4 +1,5 @@
 import DBus
+import Desktop
 import DispatcherAPI
 import Routing
 

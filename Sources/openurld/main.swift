@@ -1,3 +1,4 @@
+import Desktop
 import DispatcherAPI
 import Glibc
 import OpenURLDaemon
@@ -21,5 +22,9 @@ case .success(.version):
     print("openurld \(DispatcherAPI.version)")
 case .success(.run(let options)):
     let logger = Logger.standardError(threshold: options.verbose ? .debug : .info)
-    exit(await Daemon.run(options, environment: environment, systemDefault: NoSystemDefault(), logger: logger))
+    let reaper = ChildReaper()
+    let systemDefault = { @Sendable connection in
+        DesktopSystemDefault(environment: environment, connection: connection, reaper: reaper, warn: { logger.warning($0) })
+    }
+    exit(await Daemon.run(options, environment: environment, systemDefault: systemDefault, logger: logger))
 }

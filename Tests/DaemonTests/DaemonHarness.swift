@@ -1,5 +1,6 @@
 import DBus
 import DispatcherAPI
+import Desktop
 import OpenURLDaemon
 import Routing
 import Synchronization
@@ -31,6 +32,7 @@ struct DaemonHarness {
         handlerTimeout: Duration = .seconds(5), walkDeadline: Duration = .seconds(20),
         limits: HandlerRegistry<HandlerEndpoint>.Limits = .init(),
         fallback: RecordingSystemDefault = RecordingSystemDefault(),
+        systemDefault: (@Sendable (Connection) -> any SystemDefault)? = nil,
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
         try await withPrivateBus { bus in
@@ -40,7 +42,8 @@ struct DaemonHarness {
             configuration.handlerTimeout = handlerTimeout
             configuration.walkDeadline = walkDeadline
             configuration.limits = limits
-            let dispatcher = try await Daemon.serve(on: daemon, configuration: configuration, systemDefault: fallback, logger: .silent)
+            let dispatcher = try await Daemon.serve(
+                on: daemon, configuration: configuration, systemDefault: systemDefault?(daemon) ?? fallback, logger: .silent)
             try await body(DaemonHarness(bus: bus, daemon: daemon, dispatcher: dispatcher, fallback: fallback))
         }
     }

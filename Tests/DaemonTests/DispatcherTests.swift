@@ -1,6 +1,7 @@
 import DBus
 import DispatcherAPI
 import Foundation
+import Desktop
 import OpenURLDaemon
 import Synchronization
 import Testing

@@ -14,10 +14,11 @@ struct EndToEndTests {
         .deletingLastPathComponent().path
 
     /// Starts `openurld --address` on `bus`, waits until it owns its name.
-    static func startDaemon(on bus: PrivateBus, _ extra: [String] = [], stderr: Int32) async throws -> pid_t {
+    /// Confined to `tree`, so that its fallback can only launch the tree's recorders.
+    static func startDaemon(on bus: PrivateBus, tree: XDGTree, _ extra: [String] = [], stderr: Int32) async throws -> pid_t {
         let pid = try spawn(
             binDirectory + "/openurld", arguments: ["openurld", "--address", bus.address] + extra,
-            environment: currentEnvironment(), stderr: .descriptor(stderr))
+            environment: tree.environment.map { "\($0.key)=\($0.value)" }, stderr: .descriptor(stderr))
         let watcher = try await bus.connect()
         defer { watcher.close() }
         for _ in 0..<500 {
@@ -39,16 +40,21 @@ struct EndToEndTests {
             let log = try makeTemporaryDirectory(prefix: "openurld-log") + "/stderr"
             let logFD = open(log, O_WRONLY | O_CREAT, 0o600)
             defer { close(logFD) }
-            let pid = try await Self.startDaemon(on: bus, stderr: logFD)
+            let tree = try XDGTree()
+            try tree.app("browser.desktop", schemes: ["https"])
+            let pid = try await Self.startDaemon(on: bus, tree: tree, stderr: logFD)
             defer { kill(pid, SIGKILL); _ = reap(pid) }
 
             let open = try await gdbus(bus, "org.openurld.Dispatcher1.OpenURL", "https://example.com/")
-            #expect(open.stdout == "(false,)\n", "no fallback yet: \(open.stderr)")
+            #expect(open.stdout == "(true,)\n", "\(open.stderr)")
+            #expect(try await tree.waitForRecords(1).first?.arguments == ["https://example.com/"])
+            let nothing = try await gdbus(bus, "org.openurld.Dispatcher1.OpenURL", "gopher://example.com/")
+            #expect(nothing.stdout == "(false,)\n", "\(nothing.stderr)")
             let invalid = try await gdbus(bus, "org.openurld.Dispatcher1.OpenURL", "no scheme")
             #expect(invalid.status != 0)
             #expect(invalid.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs: URL contains whitespace at offset 2"))
             let explain = try await gdbus(bus, "org.openurld.Dispatcher1.Explain", "https://example.com/")
-            #expect(explain.stdout == "(@aa{sv} [], '')\n")
+            #expect(explain.stdout == "(@aa{sv} [], 'browser.desktop')\n")
 
             let list = try await run(["busctl", "--address=" + bus.address, "call", "org.openurld.Dispatcher1",
                                       "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "ListHandlers"])
@@ -68,13 +74,14 @@ struct EndToEndTests {
             #expect(status.map { $0 & 0x7F == 0 && ($0 >> 8) & 0xFF == 0 } == true)
             let logged = try String(contentsOfFile: log, encoding: .utf8)
             #expect(logged.contains("<6>open https://example.com/… from"))
+            #expect(logged.contains(": opened with browser.desktop"))
             #expect(logged.contains("<6>received SIGTERM"))
         }
     }
 
     @Test func introspectionMatchesTheInterfaceXMLInTheRepository() async throws {
         try await withPrivateBus { bus in
-            let pid = try await Self.startDaemon(on: bus, stderr: 2)
+            let pid = try await Self.startDaemon(on: bus, tree: try XDGTree(), stderr: 2)
             defer { kill(pid, SIGKILL); _ = reap(pid) }
             let live = try await run(["gdbus", "introspect", "--address", bus.address, "--dest", "org.openurld.Dispatcher1",
                                       "--object-path", "/org/openurld/Dispatcher1", "--xml"])

@@ -1,0 +1,144 @@
+import Spawn
+import Synchronization
+
+/// Loads the `ApplicationCatalog` of an XDG tree from disk, and keeps it
+/// until something in the tree changes.
+public final class DesktopDatabase: Sendable {
+    public let base: BaseDirectories
+    public let currentDesktop: String?
+    private let cache = Mutex<(signature: [Int], catalog: ApplicationCatalog)?>(nil)
+
+    /// Where GLib departs from the specifications (seen with GLib 2.74). We
+    /// follow the specifications; the differential test against GLib uses
+    /// these to check that every disagreement is one of them.
+    struct GLibQuirks: OptionSet, Sendable {
+        let rawValue: Int
+        /// GLib returns `Hidden=true` entries as defaults; the Desktop Entry
+        /// spec says Hidden "is strictly equivalent to the .desktop file not
+        /// existing at all".
+        static let hiddenEntriesExist = GLibQuirks(rawValue: 1)
+        /// GLib ignores `[Removed Associations]` of
+        /// `$XDG_DATA_HOME/applications/mimeapps.list` for entries in that
+        /// directory; the MIME apps spec applies them to "the current
+        /// directory, or a later one".
+        static let dataHomeRemovalsSkipOwnDirectory = GLibQuirks(rawValue: 2)
+        /// GLib skips a desktop file whose TryExec or Exec program is missing
+        /// and uses a lower-precedence file with the same ID; the Desktop
+        /// Entry spec says the first file with an ID "is used".
+        static let unusableEntriesDoNotShadow = GLibQuirks(rawValue: 4)
+    }
+
+    let quirks: GLibQuirks
+
+    public convenience init(environment: [String: String]) {
+        self.init(environment: environment, quirks: [])
+    }
+
+    init(environment: [String: String], quirks: GLibQuirks) {
+        base = BaseDirectories(environment: environment)
+        currentDesktop = environment["XDG_CURRENT_DESKTOP"]
+        self.quirks = quirks
+        path = environment["PATH"]
+    }
+
+    private let path: String?
+
+    /// The catalog as the tree is now; re-read only when a directory, a
+    /// `mimeapps.list` or a desktop file changed.
+    public func catalog() -> ApplicationCatalog {
+        let (files, directories) = scan()
+        let signature = (directories + files.map(\.path) + mimeAppsPaths().map(\.path)).flatMap(FileSystem.signature)
+        if let cached = cache.withLock({ $0 }), cached.signature == signature { return cached.catalog }
+        let catalog = ApplicationCatalog(levels: loadLevels(), entries: loadEntries(files))
+        cache.withLock { $0 = (signature, catalog) }
+        return catalog
+    }
+
+    /// Every `mimeapps.list` path in lookup order, with its level's properties.
+    func mimeAppsPaths() -> [(path: String, isDesktopSpecific: Bool, scope: Int)] {
+        let names = MimeAppsList.fileNames(currentDesktop: currentDesktop)
+        var directories: [(String, Int)] = [(base.configHome, 0)] + base.configDirs.map { ($0, 0) }
+        directories.append((base.dataHome + "/applications", 0))
+        for (index, dir) in base.dataDirs.enumerated() { directories.append((dir + "/applications", index + 1)) }
+        return directories.flatMap { directory, scope in
+            names.map { (directory.trimmingSlash + "/" + $0.name, $0.isDesktopSpecific, scope) }
+        }
+    }
+
+    private func loadLevels() -> [MimeAppsList] {
+        mimeAppsPaths().compactMap { path, isDesktopSpecific, scope in
+            guard let text = FileSystem.read(path), let keyFile = try? KeyFile(parsing: text) else { return nil }
+            var list = MimeAppsList(keyFile, isDesktopSpecific: isDesktopSpecific, scope: scope)
+            if quirks.contains(.dataHomeRemovalsSkipOwnDirectory), path.hasPrefix(base.dataHome.trimmingSlash + "/applications/") {
+                list.removalScope = 1
+            }
+            return list
+        }
+    }
+
+    /// Desktop files below each applications directory, with their IDs.
+    private func scan() -> (files: [(id: String, path: String, directoryIndex: Int)], directories: [String]) {
+        var files: [(String, String, Int)] = []
+        var directories: [String] = []
+        for (index, root) in base.applicationDirectories.enumerated() {
+            var pending: [(String, Int)] = [("", 0)]
+            while let (relative, depth) = pending.popLast() {
+                let directory = relative.isEmpty ? root : root + "/" + relative
+                directories.append(directory)
+                for (name, isDirectory) in FileSystem.list(directory) {
+                    let child = relative.isEmpty ? name : relative + "/" + name
+                    if isDirectory {
+                        if depth < 8 { pending.append((child, depth + 1)) }  // bounded: symlink loops exist
+                    } else if name.hasSuffix(".desktop") {
+                        files.append((desktopFileID(relativePath: child), root + "/" + child, index))
+                    }
+                }
+            }
+        }
+        return (files, directories)
+    }
+
+    private func loadEntries(_ files: [(id: String, path: String, directoryIndex: Int)]) -> [String: ApplicationCatalog.Installed] {
+        var seen = Set<String>()
+        var entries: [String: ApplicationCatalog.Installed] = [:]
+        for file in files.sorted(by: { ($0.directoryIndex, $0.path) < ($1.directoryIndex, $1.path) }) {
+            // The first file with an ID decides, even when it is Hidden or broken:
+            // a user's Hidden=true copy removes the system's entry.
+            guard seen.insert(file.id).inserted else { continue }
+            guard let text = FileSystem.read(file.path), let keyFile = try? KeyFile(parsing: text),
+                var entry = DesktopEntry(id: file.id, path: file.path, keyFile: keyFile)
+            else { continue }
+            if entry.hidden {
+                guard quirks.contains(.hiddenEntriesExist) else { continue }
+                entry = entry.unhidden
+            }
+            if quirks.contains(.unusableEntriesDoNotShadow), !isLoadableByGLib(entry) {
+                seen.remove(file.id)
+                continue
+            }
+            entries[file.id] = .init(entry: entry, directoryIndex: file.directoryIndex)
+        }
+        return entries
+    }
+
+    private func isLoadableByGLib(_ entry: DesktopEntry) -> Bool {
+        if let tryExec = entry.tryExec, findExecutable(tryExec, path: path) == nil { return false }
+        guard let exec = entry.exec, let line = try? ExecLine(exec) else { return true }
+        return findExecutable(line.program, path: path) != nil
+    }
+
+    /// How the catalog sees this system: programs on `PATH`, and the dispatcher.
+    public static func system(path: String?) -> ApplicationCatalog.System {
+        ApplicationCatalog.System(
+            resolve: { program in findExecutable(program, path: path).flatMap(FileSystem.realPath) },
+            isDispatcher: { entry, resolved in
+                if entry.id == dispatcherDesktopID { return true }
+                if entry.dbusActivatable && entry.busName == dispatcherBusName { return true }
+                guard let resolved, let name = resolved.split(separator: "/").last else { return false }
+                return name == "openurl" || name == "openurld"
+            })
+    }
+
+    static let dispatcherDesktopID = "org.openurld.Dispatcher1.desktop"
+    static let dispatcherBusName = "org.openurld.Dispatcher1"
+}

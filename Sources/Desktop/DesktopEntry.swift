@@ -1,0 +1,50 @@
+/// The keys of a desktop entry that launching a URL needs.
+public struct DesktopEntry: Sendable, Equatable {
+    /// The desktop file ID, e.g. `org.mozilla.firefox.desktop`.
+    public let id: String
+    /// Where it was found (for `%k`); empty for entries not read from disk.
+    public let path: String
+    public let name: String
+    public let exec: String?
+    public let tryExec: String?
+    public let icon: String?
+    public let mimeTypes: [String]
+    public private(set) var hidden: Bool
+    public let noDisplay: Bool
+    public let terminal: Bool
+    public let dbusActivatable: Bool
+    public let isApplication: Bool
+
+    /// Reads the `[Desktop Entry]` group; `nil` when the file has none.
+    public init?(id: String, path: String = "", keyFile: KeyFile) {
+        guard let group = keyFile.group("Desktop Entry") else { return nil }
+        self.id = id
+        self.path = path
+        name = group.value("Name").map(KeyFile.unescape) ?? id
+        exec = group.value("Exec").map(KeyFile.unescape)
+        tryExec = group.value("TryExec").map(KeyFile.unescape)
+        icon = group.value("Icon").map(KeyFile.unescape)
+        mimeTypes = group.value("MimeType").map(KeyFile.list) ?? []
+        hidden = KeyFile.boolean(group.value("Hidden")) ?? false
+        noDisplay = KeyFile.boolean(group.value("NoDisplay")) ?? false
+        terminal = KeyFile.boolean(group.value("Terminal")) ?? false
+        dbusActivatable = KeyFile.boolean(group.value("DBusActivatable")) ?? false
+        isApplication = group.value("Type") == "Application"
+    }
+
+    /// The same entry as if it had no `Hidden=true` (GLib's reading, for comparison).
+    var unhidden: DesktopEntry {
+        var copy = self
+        copy.hidden = false
+        return copy
+    }
+
+    /// The D-Bus name of a `DBusActivatable` application: its ID without `.desktop`.
+    public var busName: String { id.hasSuffix(".desktop") ? String(id.dropLast(8)) : id }
+}
+
+/// The desktop file ID for a file at `relativePath` below an `applications`
+/// directory: `kde4/foo.desktop` is `kde4-foo.desktop` (Desktop Entry spec).
+public func desktopFileID(relativePath: String) -> String {
+    relativePath.split(separator: "/").joined(separator: "-")
+}

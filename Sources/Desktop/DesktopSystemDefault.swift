@@ -1,0 +1,50 @@
+import DBus
+import Routing
+
+/// The desktop's default application for a URL's scheme, as `xdg-open` and
+/// GIO pick it, never the dispatcher itself.
+public final class DesktopSystemDefault: SystemDefault {
+    private let database: DesktopDatabase
+    private let system: ApplicationCatalog.System
+    private let launcher: Launcher
+
+    /// - Parameters:
+    ///   - environment: where the XDG directories, `PATH` and `XDG_CURRENT_DESKTOP` come from.
+    ///   - connection: the session bus, for activation and systemd scopes (`nil` when there is none).
+    public init(environment: [String: String], connection: Connection?, reaper: ChildReaper,
+                warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        database = DesktopDatabase(environment: environment)
+        system = DesktopDatabase.system(path: environment["PATH"])
+        launcher = Launcher(environment: environment, connection: connection, reaper: reaper, warn: warn)
+    }
+
+    /// Schemes the fallback never opens: they carry code, not a place to go.
+    static let refusedSchemes: [String: String] = [
+        "javascript": "javascript: URLs run code in whatever opens them; the fallback never opens them",
+        "vbscript": "vbscript: URLs run code in whatever opens them; the fallback never opens them",
+        "data": "data: URLs carry their own content, possibly a page with scripts; the fallback never opens them",
+        "file": "file: URLs are not supported by the fallback yet",
+    ]
+
+    public func application(for url: ValidatedURL) -> String? {
+        guard Self.refusedSchemes[url.scheme] == nil else { return nil }
+        return entry(for: url)?.id
+    }
+
+    public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+        if let reason = Self.refusedSchemes[url.scheme] { return .refused(reason: reason) }
+        guard let entry = entry(for: url) else {
+            return .noApplication(reason: "no application is set up for x-scheme-handler/\(url.scheme)")
+        }
+        do {
+            try await launcher.open(url.text, with: entry, activationToken: activationToken)
+            return .opened(application: entry.id)
+        } catch {
+            return .launchFailed(application: entry.id, reason: error.reason)
+        }
+    }
+
+    private func entry(for url: ValidatedURL) -> DesktopEntry? {
+        database.catalog().defaultApplication(for: "x-scheme-handler/" + url.scheme, system: system)
+    }
+}

@@ -1,0 +1,176 @@
+/// An `Exec` value parsed per the Desktop Entry specification, ready to be
+/// expanded into an argv. No shell is ever involved: a URL is always exactly
+/// one argument, whatever characters it contains.
+public struct ExecLine: Sendable, Equatable {
+    /// One argument: literal text, or a field code standing alone.
+    public enum Part: Sendable, Equatable {
+        case literal(String)
+        /// `%u`, `%U`, `%f`, `%F`: where the URL goes.
+        case target(Character)
+        /// `%i`: `--icon` and the Icon key, when there is one.
+        case icon
+        /// `%c`: the Name key.
+        case name
+        /// `%k`: the desktop file's location.
+        case location
+    }
+
+    public let parts: [Part]
+
+    /// Parses a value that already had the keyfile `string` escapes removed.
+    /// - Throws: `ExecLineError` naming what is wrong.
+    public init(_ text: String) throws(ExecLineError) {
+        let words = try Self.split(text)
+        guard let program = words.first else { throw ExecLineError("Exec is empty") }
+        let name: String
+        switch program {
+        case .plain(let text), .quoted(let text): name = text
+        }
+        guard !name.contains("%"), !name.isEmpty else {
+            throw ExecLineError("the program must be a name or path, not a field code")
+        }
+        if name.contains("=") {
+            throw ExecLineError("the program '\(name)' looks like an environment assignment; Exec does not run a shell")
+        }
+        var parts: [Part] = [.literal(name)]
+        var targets = 0
+        for word in words.dropFirst() {
+            switch word {
+            case .quoted(let text):
+                if text.contains("%") {
+                    // The spec forbids field codes in quoted arguments; a
+                    // literal percent must be written %%, which is also a field code here.
+                    throw ExecLineError("field codes may not appear inside quotes ('\(text)')")
+                }
+                parts.append(.literal(text))
+            case .plain(let text):
+                let expanded = try Self.fieldCode(in: text)
+                if case .target = expanded { targets += 1 }
+                if let expanded { parts.append(expanded) }
+            }
+        }
+        if targets > 1 { throw ExecLineError("Exec has more than one of %f, %F, %u, %U") }
+        self.parts = parts
+    }
+
+    /// The program, as written (a name to look up on `PATH`, or a path).
+    public var program: String {
+        guard case .literal(let program) = parts[0] else { return "" }
+        return program
+    }
+
+    /// Whether the line can receive a URL (`%u` or `%U`).
+    public var acceptsURLs: Bool { parts.contains { $0 == .target("u") || $0 == .target("U") } }
+
+    /// The argv for opening `url` with `entry`.
+    /// - Throws: when the line cannot receive a URL, so it would be lost.
+    public func arguments(for url: String, entry: DesktopEntry) throws(ExecLineError) -> [String] {
+        guard acceptsURLs else {
+            if parts.contains(where: { if case .target = $0 { true } else { false } }) {
+                throw ExecLineError("the application opens files only (%f or %F), not URLs")
+            }
+            throw ExecLineError("Exec has no %u or %U, so the URL could not be passed")
+        }
+        var argv: [String] = []
+        for part in parts {
+            switch part {
+            case .literal(let text): argv.append(text)
+            case .target: argv.append(url)
+            case .icon: if let icon = entry.icon, !icon.isEmpty { argv += ["--icon", icon] }
+            case .name: argv.append(entry.name)
+            case .location: if !entry.path.isEmpty { argv.append(entry.path) }
+            }
+        }
+        return argv
+    }
+
+    private enum Word: Equatable {
+        case plain(String)
+        case quoted(String)
+    }
+
+    /// Splits at unquoted spaces; removes the second-level escapes inside quotes.
+    private static func split(_ text: String) throws(ExecLineError) -> [Word] {
+        let reserved: Set<Character> = ["\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`"]
+        var words: [Word] = []
+        var characters = text.makeIterator()
+        var current = ""
+        var inWord = false
+        while let character = characters.next() {
+            switch character {
+            case " ":
+                if inWord { words.append(.plain(current)) }
+                current = ""
+                inWord = false
+            case "\"":
+                guard !inWord else { throw ExecLineError("a quote must start a new argument") }
+                var quoted = ""
+                var closed = false
+                while let next = characters.next() {
+                    if next == "\"" { closed = true; break }
+                    if next == "\\" {
+                        guard let escaped = characters.next(), "\"`$\\".contains(escaped) else {
+                            throw ExecLineError("inside quotes, only \\\", \\`, \\$ and \\\\ are allowed")
+                        }
+                        quoted.append(escaped)
+                    } else if next == "`" || next == "$" {
+                        throw ExecLineError("inside quotes, '\(next)' must be escaped")
+                    } else {
+                        quoted.append(next)
+                    }
+                }
+                guard closed else { throw ExecLineError("a quote is not closed") }
+                if let after = characters.next(), after != " " {
+                    throw ExecLineError("a quoted argument must be followed by a space")
+                }
+                words.append(.quoted(quoted))
+            default:
+                if reserved.contains(character) {
+                    throw ExecLineError("'\(character == "\n" ? "\\n" : String(character))' must be inside quotes")
+                }
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(.plain(current)) }
+        return words
+    }
+
+    /// A field code standing alone, a literal with `%%` undone, or `nil` for a
+    /// deprecated field code (removed, as the spec asks).
+    private static func fieldCode(in word: String) throws(ExecLineError) -> Part? {
+        guard word.contains("%") else { return .literal(word) }
+        if word.count == 2, let code = word.last {
+            switch code {
+            case "u", "U", "f", "F": return .target(code)
+            case "i": return .icon
+            case "c": return .name
+            case "k": return .location
+            case "d", "D", "n", "N", "v", "m": return nil
+            case "%": return .literal("%")
+            default: break
+            }
+        }
+        // Only %% may appear inside a longer word.
+        var literal = ""
+        var characters = word.makeIterator()
+        while let character = characters.next() {
+            guard character == "%" else {
+                literal.append(character)
+                continue
+            }
+            switch characters.next() {
+            case "%"?: literal.append("%")
+            case let code?: throw ExecLineError("'%\(code)' in '\(word)' is not a field code that may appear inside an argument")
+            case nil: throw ExecLineError("'\(word)' ends with a lone '%'")
+            }
+        }
+        return .literal(literal)
+    }
+}
+
+/// Why an `Exec` line cannot be used.
+public struct ExecLineError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,58 @@
+import Glibc
+
+/// Small, bounded file-system reads for the XDG loaders.
+enum FileSystem {
+    /// Files larger than this are not configuration; they are skipped.
+    static let maximumFileSize = 1 << 20
+
+    /// The file's text, or `nil` when it is missing, unreadable, not a regular
+    /// file, or larger than `maximumFileSize`.
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumFileSize else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var total = 0
+        while total < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            total += n
+        }
+        guard total <= maximumFileSize else { return nil }
+        return String(decoding: bytes[..<total], as: UTF8.self)
+    }
+
+    /// Names in a directory (no `.` and `..`), or `[]`.
+    static func list(_ directory: String) -> [(name: String, isDirectory: Bool)] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var result: [(String, Bool)] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name != ".", name != ".." else { continue }
+            var info = stat()
+            let isDirectory = stat(directory + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            result.append((name, isDirectory))
+        }
+        return result
+    }
+
+    /// The modification time and size of a path, for cache validation.
+    static func signature(_ path: String) -> [Int] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return [-1] }
+        return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec, Int(info.st_size), Int(info.st_ino)]
+    }
+
+    /// `realpath(3)`: the path with symlinks resolved.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,137 @@
+/// A file in the "keyfile" syntax shared by desktop entries, `mimeapps.list`
+/// and systemd units: `[Group]` headers, `Key=Value` lines, `#` comments.
+///
+/// Pure: parses text, never reads files. Keeps line numbers for messages.
+public struct KeyFile: Sendable, Equatable {
+    /// One `[Group]` and its entries, in file order.
+    public struct Group: Sendable, Equatable {
+        public let name: String
+        public let line: Int
+        public var entries: [Entry]
+
+        /// The raw value of the last `key` in the group (later lines win, as in GLib).
+        public func value(_ key: String) -> String? { entries.last(where: { $0.key == key })?.value }
+    }
+
+    /// One `Key=Value` line.
+    public struct Entry: Sendable, Equatable {
+        public let key: String
+        public let value: String
+        public let line: Int
+    }
+
+    /// A line that could not be parsed.
+    public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+        public let line: Int
+        public let reason: String
+        public var description: String { "line \(line): \(reason)" }
+    }
+
+    public let groups: [Group]
+
+    /// Parses `text`.
+    /// - Throws: `ParseError` for a malformed group header, an entry before any
+    ///   group, or a line that is neither.
+    public init(parsing text: String) throws(ParseError) {
+        var groups: [Group] = []
+        var lineNumber = 0
+        // "\r\n" is one Character in Swift: split on both, or CRLF files are one line.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            lineNumber += 1
+            let trimmed = line.drop { $0 == " " || $0 == "\t" }
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed.hasPrefix("[") {
+                guard trimmed.hasSuffix("]"), trimmed.count >= 3 else {
+                    throw ParseError(line: lineNumber, reason: "a group header must look like [Name]")
+                }
+                let name = trimmed.dropFirst().dropLast()
+                guard !name.contains(where: { $0 == "[" || $0 == "]" || $0.asciiValue.map { $0 < 0x20 } == true }) else {
+                    throw ParseError(line: lineNumber, reason: "a group name may not contain '[', ']' or control characters")
+                }
+                groups.append(Group(name: String(name), line: lineNumber, entries: []))
+                continue
+            }
+            guard let equals = trimmed.firstIndex(of: "=") else {
+                throw ParseError(line: lineNumber, reason: "expected Key=Value, a [Group] or a # comment")
+            }
+            guard !groups.isEmpty else {
+                throw ParseError(line: lineNumber, reason: "an entry must follow a [Group] header")
+            }
+            let key = trimmed[..<equals].trimmingTrailingSpaces()
+            guard !key.isEmpty else { throw ParseError(line: lineNumber, reason: "an entry has an empty key") }
+            let value = trimmed[trimmed.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+            groups[groups.count - 1].entries.append(Entry(key: String(key), value: String(value), line: lineNumber))
+        }
+        self.groups = groups
+    }
+
+    /// The first group named `name`.
+    public func group(_ name: String) -> Group? { groups.first { $0.name == name } }
+}
+
+extension KeyFile {
+    /// Unescapes a `string` value: `\s` space, `\n`, `\t`, `\r`, `\\`.
+    /// An unknown escape is kept as written, as GLib does.
+    public static func unescape(_ value: String) -> String {
+        guard value.contains("\\") else { return value }
+        var result = ""
+        var iterator = value.makeIterator()
+        while let character = iterator.next() {
+            guard character == "\\" else {
+                result.append(character)
+                continue
+            }
+            switch iterator.next() {
+            case "s"?: result.append(" ")
+            case "n"?: result.append("\n")
+            case "t"?: result.append("\t")
+            case "r"?: result.append("\r")
+            case "\\"?: result.append("\\")
+            case let other?: result.append("\\"); result.append(other)
+            case nil: result.append("\\")
+            }
+        }
+        return result
+    }
+
+    /// Splits a `;`-separated list (`\;` is a literal semicolon); empty items are dropped.
+    public static func list(_ value: String) -> [String] {
+        var items: [String] = []
+        var current = ""
+        var escaped = false
+        for character in value {
+            if escaped {
+                current.append(character == ";" ? ";" : "\\")
+                if character != ";" { current.append(character) }
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == ";" {
+                items.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        if escaped { current.append("\\") }
+        items.append(current)
+        return items.map { unescape($0) }.filter { !$0.isEmpty }
+    }
+
+    /// Reads a `boolean` value (`true` or `false`; GLib also accepts 1 and 0).
+    public static func boolean(_ value: String?) -> Bool? {
+        switch value {
+        case "true"?, "1"?: true
+        case "false"?, "0"?: false
+        default: nil
+        }
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingTrailingSpaces() -> Substring {
+        var result = self
+        while result.last == " " || result.last == "\t" { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,162 @@
+import DBus
+import Glibc
+import Spawn
+
+/// Starts a desktop application with a URL.
+///
+/// `DBusActivatable` entries get `org.freedesktop.Application.Open` on their
+/// bus name; others are spawned from their `Exec` line (no shell) in their own
+/// session, with stdio on /dev/null and no other inherited descriptors, and
+/// then moved into their own systemd scope when a user manager is on the bus,
+/// so that stopping the dispatcher never stops a browser it started.
+public final class Launcher: Sendable {
+    private let environment: [String: String]
+    private let connection: Connection?
+    private let reaper: ChildReaper
+    private let warn: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - environment: this process's environment; refreshed from the
+    ///     systemd user manager at each launch when one answers.
+    ///   - connection: the session bus, for D-Bus activation and systemd.
+    ///   - warn: where problems that do not stop the launch are reported.
+    public init(environment: [String: String], connection: Connection?, reaper: ChildReaper,
+                warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.environment = environment
+        self.connection = connection
+        self.reaper = reaper
+        self.warn = warn
+    }
+
+    /// Why a launch failed, for people.
+    public struct Failure: Error, Equatable, Sendable {
+        public let reason: String
+    }
+
+    /// Opens `url` with `entry`.
+    /// - Returns: the PID of a spawned process, `nil` for D-Bus activation.
+    @discardableResult
+    public func open(_ url: String, with entry: DesktopEntry, activationToken: String?) async throws(Failure) -> pid_t? {
+        if entry.dbusActivatable, let connection, let name = try? BusName(entry.busName) {
+            try await activate(name, url: url, token: activationToken, on: connection)
+            return nil
+        }
+        guard let exec = entry.exec else { throw Failure(reason: "\(entry.id) has no Exec line") }
+        var argv: [String]
+        do {
+            argv = try ExecLine(exec).arguments(for: url, entry: entry)
+        } catch {
+            throw Failure(reason: "\(entry.id): invalid Exec line: \(error)")
+        }
+        let environment = await launchEnvironment(token: activationToken)
+        if entry.terminal {
+            guard findExecutable("xdg-terminal-exec", path: environment["PATH"]) != nil else {
+                throw Failure(reason: "\(entry.id) runs in a terminal (Terminal=true), and xdg-terminal-exec is not installed")
+            }
+            argv = ["xdg-terminal-exec"] + argv
+        }
+        guard let program = findExecutable(argv[0], path: environment["PATH"]) else {
+            throw Failure(reason: "\(entry.id): program '\(argv[0])' not found on PATH")
+        }
+        let pid: pid_t
+        do {
+            pid = try spawn(program, arguments: argv, environment: environment.map { "\($0.key)=\($0.value)" }, newSession: true)
+        } catch {
+            throw Failure(reason: "\(entry.id): \(error)")
+        }
+        reaper.adopt(pid)
+        if let connection { await moveToScope(pid, entry: entry, on: connection) }
+        return pid
+    }
+
+    /// The environment for a launched application.
+    func launchEnvironment(token: String?) async -> [String: String] {
+        var result = environment
+        if let connection, let manager = await managerEnvironment(on: connection) {
+            result.merge(manager) { _, fromManager in fromManager }
+        }
+        // D-Bus activation sets these for the dispatcher; they describe its start, not the app's.
+        result["DBUS_STARTER_ADDRESS"] = nil
+        result["DBUS_STARTER_BUS_TYPE"] = nil
+        result["XDG_ACTIVATION_TOKEN"] = token
+        result["DESKTOP_STARTUP_ID"] = token
+        return result
+    }
+
+    /// `org.freedesktop.systemd1.Manager.Environment`, which holds what the
+    /// session imported after we started (`DISPLAY`, `WAYLAND_DISPLAY`, …).
+    private func managerEnvironment(on connection: Connection) async -> [String: String]? {
+        guard
+            let reply = try? await connection.call(
+                "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.DBus.Properties", "Get",
+                [.string("org.freedesktop.systemd1.Manager"), .string("Environment")], timeout: .seconds(1)),
+            let entries = (try? reply.decode(Variant.self))?.get([String].self)
+        else { return nil }
+        var result: [String: String] = [:]
+        for entry in entries {
+            guard let equals = entry.firstIndex(of: "=") else { continue }
+            result[String(entry[..<equals])] = String(entry[entry.index(after: equals)...])
+        }
+        return result
+    }
+
+    private func activate(_ name: BusName, url: String, token: String?, on connection: Connection) async throws(Failure) {
+        var platformData: [String: Variant] = [:]
+        if let token {
+            platformData["activation-token"] = Variant(token)
+            platformData["desktop-startup-id"] = Variant(token)
+        }
+        let path = "/" + name.rawValue.replacingDots()
+        do {
+            _ = try await connection.call(
+                name, try ObjectPath(path), "org.freedesktop.Application", "Open",
+                [.array(.string, [.string(url)]), platformData.dbusValue], timeout: .seconds(10))
+        } catch {
+            throw Failure(reason: "\(name).desktop could not be activated: \(error.message)")
+        }
+    }
+
+    /// Puts the process into `app-openurld-APPID-RANDOM.scope`, per systemd's
+    /// desktop-environment conventions. Failure is reported, not fatal: the
+    /// app is running; it merely stays in the dispatcher's cgroup.
+    private func moveToScope(_ pid: pid_t, entry: DesktopEntry, on connection: Connection) async {
+        let unit = "app-openurld-\(systemdEscaped(entry.busName))-\(UInt32.random(in: 0...UInt32.max)).scope"
+        let properties: Value = .array(.structure([.string, .variant]), [
+            .structure([.string("PIDs"), .variant(.array(.uint32, [.uint32(UInt32(pid))]))]),
+            .structure([.string("Description"), .variant(.string("\(entry.name) launched by openurld"))]),
+            .structure([.string("CollectMode"), .variant(.string("inactive-or-failed"))]),
+        ])
+        let auxiliary: Value = .array(.structure([.string, .array(.structure([.string, .variant]))]), [])
+        do {
+            _ = try await connection.call(
+                "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+                "StartTransientUnit", [.string(unit), .string("fail"), properties, auxiliary], timeout: .seconds(2))
+        } catch where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
+            // No user manager: the spawn in its own session is all we can do.
+        } catch {
+            warn("could not move \(entry.id) (pid \(pid)) into its own scope: \(error.message)")
+        }
+    }
+}
+
+/// Escapes an application ID for a unit name: `-` becomes `\x2d`, as systemd does.
+func systemdEscaped(_ id: String) -> String {
+    var result = ""
+    for byte in id.utf8 {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"):
+            result.append(Character(Unicode.Scalar(byte)))
+        default:
+            result += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }
+    }
+    return result
+}
+
+extension String {
+    /// The object path of a bus name, per the Application interface: `.` → `/`, `-` → `_`.
+    fileprivate func replacingDots() -> String {
+        String(map { $0 == "." ? "/" : $0 == "-" ? "_" : $0 })
+    }
+}

@@ -1,0 +1,64 @@
+import Testing
+
+@testable import Desktop
+
+@Suite struct KeyFileTests {
+    @Test func parsesGroupsEntriesAndComments() throws {
+        let file = try KeyFile(parsing: """
+            # leading comment
+            [Default Applications]
+            x-scheme-handler/https=firefox.desktop;chromium.desktop;
+
+            [Added Associations]\r
+            x-scheme-handler/mailto = thunderbird.desktop
+            Name[fr]=Courrier
+            x-scheme-handler/https=later.desktop
+            """)
+        #expect(file.groups.map(\.name) == ["Default Applications", "Added Associations"])
+        #expect(file.group("Added Associations")?.value("x-scheme-handler/mailto") == "thunderbird.desktop")
+        #expect(file.group("Added Associations")?.value("Name[fr]") == "Courrier")
+        #expect(file.group("Default Applications")?.entries.first?.line == 3)
+    }
+
+    @Test(arguments: [
+        ("key=value\n", "line 1: an entry must follow a [Group] header"),
+        ("[Group\nk=v", "line 1: a group header must look like [Name]"),
+        ("[G]\njust text", "line 2: expected Key=Value, a [Group] or a # comment"),
+        ("[G]\n=v", "line 2: an entry has an empty key"),
+        ("[]\n", "line 1: a group header must look like [Name]"),
+        ("[G]\nok=1\n[a]b]\n", "line 3: a group name may not contain '[', ']' or control characters"),
+    ])
+    func reportsLineNumbers(_ text: String, _ message: String) {
+        let error = #expect(throws: KeyFile.ParseError.self) { try KeyFile(parsing: text) }
+        #expect(error?.description == message)
+    }
+
+    @Test func stringsAndLists() {
+        #expect(KeyFile.unescape("a\\sb\\nc\\td\\\\e\\x") == "a b\nc\td\\e\\x")
+        #expect(KeyFile.list("a.desktop;b.desktop;") == ["a.desktop", "b.desktop"])
+        #expect(KeyFile.list("a\\;b;c") == ["a;b", "c"])
+        #expect(KeyFile.list(";;") == [])
+        #expect(KeyFile.boolean("true") == true && KeyFile.boolean("0") == false && KeyFile.boolean("yes") == nil)
+    }
+
+    @Test func baseDirectoriesFollowTheSpec() {
+        let defaults = BaseDirectories(environment: ["HOME": "/home/u"])
+        #expect(defaults.configHome == "/home/u/.config")
+        #expect(defaults.configDirs == ["/etc/xdg"])
+        #expect(defaults.dataHome == "/home/u/.local/share")
+        #expect(defaults.dataDirs == ["/usr/local/share", "/usr/share"])
+        let custom = BaseDirectories(environment: [
+            "HOME": "/home/u", "XDG_CONFIG_HOME": "relative/path", "XDG_DATA_DIRS": "relative:/opt/share::/usr/share/",
+            "XDG_CONFIG_DIRS": "", "XDG_DATA_HOME": "/d",
+        ])
+        #expect(custom.configHome == "/home/u/.config")
+        #expect(custom.configDirs == ["/etc/xdg"])
+        #expect(custom.dataDirs == ["/opt/share", "/usr/share/"])
+        #expect(custom.applicationDirectories == ["/d/applications", "/opt/share/applications", "/usr/share/applications"])
+    }
+
+    @Test func desktopNamesNeverLeaveTheDirectory() {
+        let names = MimeAppsList.fileNames(currentDesktop: "GNOME:../../tmp/x:KDE:..:.hidden").map(\.name)
+        #expect(names == ["gnome-mimeapps.list", "kde-mimeapps.list", "mimeapps.list"])
+    }
+}

@@ -1,0 +1,127 @@
+import Testing
+import TestSupport
+
+@testable import Desktop
+
+/// Resolution rules on real temporary trees, one rule per case.
+@Suite struct ResolutionTests {
+    static func resolve(_ tree: XDGTree, _ scheme: String = "https", desktop: String? = nil) -> String? {
+        var environment = tree.environment
+        environment["XDG_CURRENT_DESKTOP"] = desktop
+        let catalog = DesktopDatabase(environment: environment).catalog()
+        return catalog.defaultApplication(for: "x-scheme-handler/" + scheme, system: DesktopDatabase.system(path: environment["PATH"]))?.id
+    }
+
+    @Test func theUsersDefaultWins() throws {
+        let tree = try XDGTree()
+        try tree.app("firefox.desktop", in: "usr/share/applications", schemes: ["https"])
+        try tree.app("chromium.desktop", in: "usr/share/applications", schemes: ["https"])
+        try tree.write("usr/share/applications/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=chromium.desktop\n")
+        #expect(Self.resolve(tree) == "chromium.desktop")
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=firefox.desktop;\n")
+        #expect(Self.resolve(tree) == "firefox.desktop")
+    }
+
+    @Test func theDispatcherListedFirstFallsThroughToTheNextApp() throws {
+        let tree = try XDGTree()
+        try tree.app("org.openurld.Dispatcher1.desktop", schemes: ["https"], exec: "openurl %U", extra: "DBusActivatable=true")
+        try tree.app("firefox.desktop", schemes: ["https"])
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;firefox.desktop;\n")
+        #expect(Self.resolve(tree) == "firefox.desktop")
+    }
+
+    @Test func neverItselfUnderAnotherNameOrThroughASymlink() throws {
+        let tree = try XDGTree()
+        try tree.write("bin/openurl", "#!/bin/sh\n", executable: true)
+        try tree.write("opt-bin/real-openurld", "#!/bin/sh\n", executable: true)
+        try tree.write("bin/my-link-to-openurld", "")  // replaced by a symlink below
+        try? FileManagerShim.symlink(tree.root + "/opt-bin/real-openurld", at: tree.root + "/bin/innocent")
+        try tree.app("renamed-copy.desktop", schemes: ["https"], exec: "openurl %u")
+        try tree.app("activatable.desktop", schemes: ["https"], exec: "whatever %u", extra: "DBusActivatable=true")
+        try tree.write("data/applications/org.openurld.Dispatcher1.desktop.desktop", "")
+        try tree.app("browser.desktop", in: "usr/share/applications", schemes: ["https"])
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=renamed-copy.desktop;browser.desktop;\n")
+        #expect(Self.resolve(tree) == "browser.desktop")
+        // A symlink whose real file is named openurld is the dispatcher too.
+        let linked = try XDGTree()
+        try linked.write("opt-bin/openurld", "#!/bin/sh\n", executable: true)
+        try FileManagerShim.symlink(linked.root + "/opt-bin/openurld", at: linked.root + "/bin/innocent-browser")
+        try linked.app("innocent.desktop", schemes: ["https"], exec: "innocent-browser %u")
+        try linked.app("real.desktop", in: "usr/share/applications", schemes: ["https"])
+        try linked.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=innocent.desktop;\n")
+        #expect(Self.resolve(linked) == "real.desktop")
+    }
+
+    @Test func unusableEntriesAreSkipped() throws {
+        let tree = try XDGTree()
+        try tree.app("a-missing-program.desktop", schemes: ["https"], exec: "no-such-program %u")
+        try tree.app("b-missing-tryexec.desktop", schemes: ["https"], extra: "TryExec=no-such-program")
+        try tree.app("c-hidden.desktop", schemes: ["https"], extra: "Hidden=true")
+        try tree.app("d-broken-exec.desktop", schemes: ["https"], exec: "recorder \"unclosed %u")
+        try tree.app("e-nodisplay.desktop", schemes: ["https"], extra: "NoDisplay=true")
+        #expect(Self.resolve(tree) == "e-nodisplay.desktop")
+    }
+
+    @Test func aHiddenUserCopyRemovesTheSystemEntry() throws {
+        let tree = try XDGTree()
+        try tree.app("firefox.desktop", in: "usr/share/applications", schemes: ["https"])
+        try tree.app("other.desktop", in: "usr/share/applications", schemes: ["https"])
+        try tree.write("data/applications/firefox.desktop", "[Desktop Entry]\nHidden=true\n")
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=firefox.desktop;\n")
+        #expect(Self.resolve(tree) == "other.desktop")
+    }
+
+    @Test func subdirectoriesGiveDashedIDs() throws {
+        let tree = try XDGTree()
+        try tree.app("kde/konqueror.desktop", in: "usr/share/applications", schemes: ["https"])
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=kde-konqueror.desktop\n")
+        #expect(Self.resolve(tree) == "kde-konqueror.desktop")
+    }
+
+    @Test func desktopSpecificListsComeFirstAndCannotEscape() throws {
+        let tree = try XDGTree()
+        try tree.app("a.desktop", schemes: ["https"])
+        try tree.app("b.desktop", schemes: ["https"])
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=a.desktop\n")
+        try tree.write("config/gnome-mimeapps.list", "[Default Applications]\nx-scheme-handler/https=b.desktop\n")
+        try tree.write("x-mimeapps.list", "[Default Applications]\nx-scheme-handler/https=b.desktop\n")
+        #expect(Self.resolve(tree, desktop: "GNOME") == "b.desktop")
+        #expect(Self.resolve(tree, desktop: "KDE") == "a.desktop")
+        #expect(Self.resolve(tree, desktop: "../x") == "a.desktop")
+    }
+
+    @Test func addedAndRemovedAssociations() throws {
+        let tree = try XDGTree()
+        try tree.app("declares.desktop", schemes: ["https"])
+        try tree.app("added.desktop", schemes: [])
+        try tree.write("config/mimeapps.list", "[Added Associations]\nx-scheme-handler/https=added.desktop;\n[Removed Associations]\nx-scheme-handler/https=declares.desktop;\n")
+        #expect(Self.resolve(tree) == "added.desktop")
+    }
+
+    @Test func noApplicationAtAll() throws {
+        let tree = try XDGTree()
+        try tree.app("mail.desktop", schemes: ["mailto"])
+        #expect(Self.resolve(tree, "gopher") == nil)
+        #expect(Self.resolve(tree, "mailto") == "mail.desktop")
+    }
+
+    @Test func hugeAndMalformedMimeappsFilesAreSkipped() throws {
+        let tree = try XDGTree()
+        try tree.app("a-first.desktop", schemes: ["https"])
+        try tree.app("b-chosen-in-huge-file.desktop", schemes: ["https"])
+        try tree.app("c-chosen-in-bad-file.desktop", schemes: ["https"])
+        // Over the 1 MiB limit: skipped whole, so its default does not count.
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=b-chosen-in-huge-file.desktop\n" + String(repeating: "# padding\n", count: 120_000))
+        try tree.write("etc-xdg/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=c-chosen-in-bad-file.desktop\nthis line is not a keyfile line\n")
+        #expect(Self.resolve(tree) == "a-first.desktop")
+    }
+}
+
+import Foundation
+
+enum FileManagerShim {
+    static func symlink(_ target: String, at path: String) throws {
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// A temporary XDG tree with recorder programs as the "apps". Every XDG
+/// variable points inside it, so nothing from the real desktop is found and
+/// no real application can be launched.
+public final class XDGTree: Sendable {
+    public let root: String
+    /// Where recorders write what they received.
+    public let records: String
+
+    public init() throws {
+        root = try makeTemporaryDirectory(prefix: "openurld-xdg")
+        records = root + "/records"
+        for dir in ["config", "etc-xdg", "data/applications", "usr/share/applications", "opt/share/applications", "bin", "records", "home"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
+        }
+        try write("bin/recorder", Self.recorderScript, executable: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// The environment that confines a process to this tree.
+    public var environment: [String: String] {
+        [
+            "HOME": root + "/home",
+            "XDG_CONFIG_HOME": root + "/config",
+            "XDG_CONFIG_DIRS": root + "/etc-xdg",
+            "XDG_DATA_HOME": root + "/data",
+            "XDG_DATA_DIRS": root + "/usr/share:" + root + "/opt/share",
+            "PATH": root + "/bin:/usr/bin:/bin",
+            "RECORDS": records,
+            "LANG": "C.UTF-8",
+        ]
+    }
+
+    /// Writes a file below the root, creating directories.
+    public func write(_ relativePath: String, _ content: String, executable: Bool = false) throws {
+        let path = root + "/" + relativePath
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try content.write(toFile: path, atomically: true, encoding: .utf8)
+        if executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
+    }
+
+    /// A desktop entry for the recorder; `exec` defaults to `recorder NAME %u`.
+    public func app(
+        _ id: String, in directory: String = "data/applications", schemes: [String], exec: String? = nil,
+        extra: String = ""
+    ) throws {
+        let name = id.replacingOccurrences(of: ".desktop", with: "")
+        let mime = schemes.map { "x-scheme-handler/\($0);" }.joined()
+        try write(directory + "/" + id, """
+            [Desktop Entry]
+            Type=Application
+            Name=\(name)
+            Exec=\(exec ?? "recorder \(name) %u")
+            MimeType=\(mime)
+            \(extra)
+            """)
+    }
+
+    /// What one recorder run received.
+    public struct Record: Sendable {
+        public let app: String
+        public let arguments: [String]
+        public let environment: [String: String]
+        public let descriptors: [String]
+        public let pid: Int32
+    }
+
+    /// The records written so far, oldest first.
+    public func recorded() -> [Record] {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: records)) ?? []).filter { $0.hasSuffix(".done") }
+        return files.sorted().compactMap { file in
+            let base = records + "/" + file.dropLast(5)
+            guard let argv = FileManager.default.contents(atPath: base + ".args"),
+                let env = try? String(contentsOfFile: base + ".env", encoding: .utf8),
+                let fds = try? String(contentsOfFile: base + ".fds", encoding: .utf8),
+                let pid = Int32(file.split(separator: "-").last!.dropLast(5))
+            else { return nil }
+            var arguments = argv.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+            arguments.removeLast()  // after the final NUL
+            let app = arguments.removeFirst()
+            var environment: [String: String] = [:]
+            for line in env.split(separator: "\n") {
+                if let eq = line.firstIndex(of: "=") { environment[String(line[..<eq])] = String(line[line.index(after: eq)...]) }
+            }
+            return Record(app: app, arguments: arguments, environment: environment,
+                          descriptors: fds.split(separator: "\n").map(String.init), pid: pid)
+        }
+    }
+
+    /// Waits until `count` records exist (launches are asynchronous to the caller).
+    public func waitForRecords(_ count: Int, within limit: Duration = .seconds(5)) async throws -> [Record] {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while clock.now < deadline {
+            let records = recorded()
+            if records.count >= count { return records }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return recorded()
+    }
+
+    /// Records its argv (NUL-separated, first the app name), its environment
+    /// (plus SESSION_ID, its session), the targets of its open descriptors,
+    /// and its PID in the file name.
+    static let recorderScript = """
+        #!/bin/sh
+        base="$RECORDS/$(date +%s%N)-$$"
+        printf '%s\\0' "$@" > "$base.args"
+        { env; echo "SESSION_ID=$(cut -d' ' -f6 /proc/$$/stat)"; } > "$base.env"
+        for fd in /proc/$$/fd/*; do readlink "$fd"; done > "$base.fds"
+        : > "$base.done"
+
+        """
+}
