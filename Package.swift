@@ -8,7 +8,9 @@
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
 //   Desktop       XDG: base dirs, keyfiles, mimeapps.list, desktop entries, Exec; the launcher
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
-//   openurld      main.swift: argument parsing and wiring only
+//   OpenURL       the SwiftUI-shaped client library (the public product)
+//   OpenURLCommand the openurl CLI as a library
+//   openurld, openurl  main.swift: wiring only
 import PackageDescription
 
 let package = Package(
@@ -31,16 +33,20 @@ let package = Package(
         .target(name: "DispatcherAPI", dependencies: ["DBus"]),
         .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
         .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI", "Desktop"]),
-        .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
+        .target(name: "OpenURL", dependencies: ["DBus", "DispatcherAPI"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
-        .executableTarget(name: "openurl", dependencies: ["OpenURL"]),
+        .target(name: "OpenURLCommand", dependencies: ["DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn"]),
+        .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
 
+        .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),
+        .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
 
         .target(name: "TestSupport", dependencies: ["DBus", "Spawn"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "Routing", "TestSupport"]),
+        .testTarget(name: "ClientTests", dependencies: ["OpenURL", "OpenURLCommand", "OpenURLDaemon", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -33,12 +33,17 @@ extension Connection {
     }
 
     /// Calls a method and returns the reply's arguments.
+    ///
+    /// - Parameter autoStart: let the bus start the destination through D-Bus
+    ///   activation when nobody owns its name (the default); `false` answers
+    ///   `ServiceUnknown` at once instead.
     public func call(
         _ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
-        _ arguments: [Value] = [], timeout: Duration = .seconds(25)
+        _ arguments: [Value] = [], timeout: Duration = .seconds(25), autoStart: Bool = true
     ) async throws(DBusError) -> [Value] {
         let message = try Message.methodCall(
             destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+        if !autoStart { message.setNoAutoStart() }
         return try await call(message, timeout: timeout).arguments()
     }
 

@@ -129,4 +129,8 @@ extension Message {
 
     /// Marks the message so that no reply is sent to it.
     func setNoReply() { dbus_message_set_no_reply(raw, 1) }
+
+    /// Marks the message so that the bus does not start its destination
+    /// through D-Bus activation (`NO_AUTO_START`) when nobody owns the name.
+    func setNoAutoStart() { dbus_message_set_auto_start(raw, 0) }
 }

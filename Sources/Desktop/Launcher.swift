@@ -85,11 +85,13 @@ public final class Launcher: Sendable {
 
     /// `org.freedesktop.systemd1.Manager.Environment`, which holds what the
     /// session imported after we started (`DISPLAY`, `WAYLAND_DISPLAY`, …).
+    /// Never auto-started: without a user manager the bus answers at once.
     private func managerEnvironment(on connection: Connection) async -> [String: String]? {
         guard
             let reply = try? await connection.call(
                 "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.DBus.Properties", "Get",
-                [.string("org.freedesktop.systemd1.Manager"), .string("Environment")], timeout: .seconds(1)),
+                [.string("org.freedesktop.systemd1.Manager"), .string("Environment")], timeout: .seconds(1),
+                autoStart: false),
             let entries = (try? reply.decode(Variant.self))?.get([String].self)
         else { return nil }
         var result: [String: String] = [:]
@@ -130,7 +132,8 @@ public final class Launcher: Sendable {
         do {
             _ = try await connection.call(
                 "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                "StartTransientUnit", [.string(unit), .string("fail"), properties, auxiliary], timeout: .seconds(2))
+                "StartTransientUnit", [.string(unit), .string("fail"), properties, auxiliary], timeout: .seconds(2),
+                autoStart: false)
         } catch where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
             // No user manager: the spawn in its own session is all we can do.
         } catch {

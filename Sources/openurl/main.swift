@@ -1,6 +1,11 @@
 import Glibc
+import OpenURLCommand
+import Spawn
 
-// The command-line client is not written yet; say so rather than pretend.
-let message = "openurl: the command-line client is not built yet; call org.openurld.Dispatcher1 with gdbus or busctl (see README.md)\n"
-_ = message.withCString { write(2, $0, strlen($0)) }
-exit(3)
+// Wiring only.
+let environment = Dictionary(
+    currentEnvironment().compactMap { entry -> (String, String)? in
+        guard let equals = entry.firstIndex(of: "=") else { return nil }
+        return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
+    }, uniquingKeysWith: { first, _ in first })
+exit(await OpenURLCLI.run(Array(CommandLine.arguments.dropFirst()), environment: environment))

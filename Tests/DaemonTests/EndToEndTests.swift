@@ -8,28 +8,6 @@ import TestSupport
 /// The built `openurld` binary, driven only with gdbus and busctl.
 @Suite(.timeLimit(.minutes(1)))
 struct EndToEndTests {
-    /// The products sit next to the test bundle in the build directory.
-    static let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-
-    /// Starts `openurld --address` on `bus`, waits until it owns its name.
-    /// Confined to `tree`, so that its fallback can only launch the tree's recorders.
-    static func startDaemon(on bus: PrivateBus, tree: XDGTree, _ extra: [String] = [], stderr: Int32) async throws -> pid_t {
-        let pid = try spawn(
-            binDirectory + "/openurld", arguments: ["openurld", "--address", bus.address] + extra,
-            environment: tree.environment.map { "\($0.key)=\($0.value)" }, stderr: .descriptor(stderr))
-        let watcher = try await bus.connect()
-        defer { watcher.close() }
-        for _ in 0..<500 {
-            if try await watcher.owner(of: DispatcherAPI.busName) != nil { return pid }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        kill(pid, SIGKILL)
-        _ = reap(pid)
-        throw FixtureError("openurld did not take its name within 5 s")
-    }
-
     func gdbus(_ bus: PrivateBus, _ method: String, _ arguments: String...) async throws -> CommandResult {
         try await run(["gdbus", "call", "--address", bus.address, "--dest", "org.openurld.Dispatcher1",
                        "--object-path", "/org/openurld/Dispatcher1", "--method", method] + arguments)
@@ -42,7 +20,7 @@ struct EndToEndTests {
             defer { close(logFD) }
             let tree = try XDGTree()
             try tree.app("browser.desktop", schemes: ["https"])
-            let pid = try await Self.startDaemon(on: bus, tree: tree, stderr: logFD)
+            let pid = try await Binaries.startDaemon(on: bus, tree: tree, stderr: logFD)
             defer { kill(pid, SIGKILL); _ = reap(pid) }
 
             let open = try await gdbus(bus, "org.openurld.Dispatcher1.OpenURL", "https://example.com/")
@@ -64,7 +42,7 @@ struct EndToEndTests {
             #expect(version.stdout == "s \"\(DispatcherAPI.version)\"\n")
 
             // A second instance refuses politely.
-            let second = try await run([Self.binDirectory + "/openurld", "--address", bus.address])
+            let second = try await run([Binaries.openurld, "--address", bus.address])
             #expect(second.status == 1)
             #expect(second.stderr.contains("org.openurld.Dispatcher1 is already owned by"))
 
@@ -81,12 +59,12 @@ struct EndToEndTests {
 
     @Test func introspectionMatchesTheInterfaceXMLInTheRepository() async throws {
         try await withPrivateBus { bus in
-            let pid = try await Self.startDaemon(on: bus, tree: try XDGTree(), stderr: 2)
+            let pid = try await Binaries.startDaemon(on: bus, tree: try XDGTree(), stderr: 2)
             defer { kill(pid, SIGKILL); _ = reap(pid) }
             let live = try await run(["gdbus", "introspect", "--address", bus.address, "--dest", "org.openurld.Dispatcher1",
                                       "--object-path", "/org/openurld/Dispatcher1", "--xml"])
             #expect(live.status == 0, "gdbus: \(live.stderr)")
-            let documented = try String(contentsOfFile: Self.repository + "/docs/org.openurld.Dispatcher1.xml", encoding: .utf8)
+            let documented = try String(contentsOfFile: Binaries.repository + "/docs/org.openurld.Dispatcher1.xml", encoding: .utf8)
             let served: Set = ["org.openurld.Dispatcher1", "org.freedesktop.Application"]
             let liveShape = introspectionShape(live.stdout, interfaces: served)
             #expect(liveShape.count == 2)
@@ -95,14 +73,14 @@ struct EndToEndTests {
     }
 
     @Test func usageErrorsAndHelp() async throws {
-        let help = try await run([Self.binDirectory + "/openurld", "--help"])
+        let help = try await run([Binaries.openurld, "--help"])
         #expect(help.status == 0 && help.stdout.hasPrefix("Usage: openurld [OPTION]..."))
-        let version = try await run([Self.binDirectory + "/openurld", "--version"])
+        let version = try await run([Binaries.openurld, "--version"])
         #expect(version.stdout == "openurld \(DispatcherAPI.version)\n")
-        let bad = try await run([Self.binDirectory + "/openurld", "--handler-timeout", "soon"])
+        let bad = try await run([Binaries.openurld, "--handler-timeout", "soon"])
         #expect(bad.status == 2)
         #expect(bad.stderr == "openurld: --handler-timeout takes a number of seconds between 0 and 86400, not 'soon'\nTry 'openurld --help' for more information.\n")
-        let noBus = try await run([Self.binDirectory + "/openurld", "--address", "unix:path=/nonexistent/bus"])
+        let noBus = try await run([Binaries.openurld, "--address", "unix:path=/nonexistent/bus"])
         #expect(noBus.status == 1)
         #expect(noBus.stderr.hasPrefix("<3>cannot connect to the bus:"))
     }

@@ -1,0 +1,22 @@
+// Opens a link the way the desktop wants it opened.
+//
+//   swift run open-link https://example.com
+import FoundationEssentials
+import Glibc
+import OpenURL
+
+guard CommandLine.arguments.count == 2, let url = URL(string: CommandLine.arguments[1]) else {
+    print("usage: open-link URL")
+    exit(2)
+}
+
+// The same call a SwiftUI view makes with @Environment(\.openURL).
+let openURL = OpenURLAction.system
+if await openURL(url) {
+    print("opened \(url)")
+} else {
+    // The detailed form says why.
+    let outcome = try? await OpenURLAction.open(url, options: OpenURLOptions())
+    print("not opened: \(outcome?.outcome?.rawValue ?? "openurld unreachable") \(outcome?.message ?? "")")
+    exit(1)
+}

@@ -1,0 +1,141 @@
+import DBus
+import Synchronization
+
+/// Serves `org.openurld.Handler1` objects for one client connection and keeps
+/// their registrations alive: when the dispatcher restarts (its bus name gets
+/// a new owner), every live handler is registered again.
+public final class HandlerHost: Sendable {
+    /// What a handler is told with each URL.
+    public struct Context: Sendable, Equatable {
+        public let caller: String
+        public let callerAppID: String
+        public let originalURL: String
+        public let activationToken: String?
+    }
+
+    /// A handler's answer, as on the wire.
+    public enum Answer: Sendable, Equatable {
+        case handled, discarded, systemAction
+        case rewrite(String)
+    }
+
+    /// What to match, as `RegisterHandler` takes it.
+    public struct Spec: Sendable, Equatable {
+        public var schemes: [String]
+        public var hosts: [String] = []
+        public var paths: [String] = []
+        public var priority: Int32 = 0
+        public var scope: String = "session"
+        public var name: String = ""
+
+        public init(schemes: [String], hosts: [String] = [], paths: [String] = [], priority: Int32 = 0, scope: String = "session", name: String = "") {
+            self.schemes = schemes
+            self.hosts = hosts
+            self.paths = paths
+            self.priority = priority
+            self.scope = scope
+            self.name = name
+        }
+
+        var dbusValue: Value {
+            var spec: [String: Variant] = ["schemes": Variant(schemes), "priority": Variant(priority), "scope": Variant(scope)]
+            if !hosts.isEmpty { spec["hosts"] = Variant(hosts) }
+            if !paths.isEmpty { spec["paths"] = Variant(paths) }
+            if !name.isEmpty { spec["name"] = Variant(name) }
+            return spec.dbusValue
+        }
+    }
+
+    public typealias Handle = @Sendable (String, Context) async -> Answer
+
+    private struct Live {
+        let spec: Spec
+        var id: UInt32?
+    }
+
+    private let client: DispatcherClient
+    private let live = Mutex<[ObjectPath: Live]>([:])
+    private let counter = Atomic<UInt64>(0)
+    private let watch = Mutex<SignalSubscription?>(nil)
+
+    public init(client: DispatcherClient) { self.client = client }
+
+    /// Exports a handler and registers it with the dispatcher.
+    /// - Returns: the object path, which identifies it for `remove`.
+    /// - Throws: the dispatcher's refusal (`InvalidArgs`, `LimitsExceeded`) or a bus error.
+    public func add(_ spec: Spec, handle: @escaping Handle) async throws(DBusError) -> ObjectPath {
+        try await followDispatcher()
+        let number = counter.add(1, ordering: .relaxed).newValue
+        let path = ObjectPath(trusted: "/org/openurld/client/handler\(number)")
+        client.connection.export([Self.interface(handle)], at: path)
+        live.withLock { $0[path] = Live(spec: spec, id: nil) }
+        do {
+            try await register(path, spec)
+        } catch {
+            live.withLock { _ = $0.removeValue(forKey: path) }
+            client.connection.unexport(path)
+            throw error
+        }
+        return path
+    }
+
+    /// The dispatcher's current id for a handler (it changes after a restart).
+    public func id(of path: ObjectPath) -> UInt32? { live.withLock { $0[path]?.id } }
+
+    /// Unregisters and unexports a handler.
+    public func remove(_ path: ObjectPath) async {
+        guard let removed = live.withLock({ $0.removeValue(forKey: path) }) else { return }
+        client.connection.unexport(path)
+        if let id = removed.id { _ = try? await client.call("UnregisterHandler", [.uint32(id)]) }
+    }
+
+    private func register(_ path: ObjectPath, _ spec: Spec) async throws(DBusError) {
+        let id = try await client.call("RegisterHandler", [.objectPath(path), spec.dbusValue]).decode(UInt32.self)
+        let stillLive = live.withLock { live in
+            guard live[path] != nil else { return false }
+            live[path]!.id = id
+            return true
+        }
+        if !stillLive { _ = try? await client.call("UnregisterHandler", [.uint32(id)]) }
+    }
+
+    /// Registers everything again when the dispatcher's name gets a new owner.
+    private func followDispatcher() async throws(DBusError) {
+        guard watch.withLock({ $0 == nil }) else { return }
+        let subscription = try await client.connection.watchNameOwners(of: DispatcherAPI.busName) { [weak self] change in
+            guard let self, change.newOwner != nil else { return }
+            let pending = self.live.withLock { live in
+                for key in live.keys { live[key]!.id = nil }
+                return live.map { ($0.key, $0.value.spec) }
+            }
+            Task { for (path, spec) in pending { try? await self.register(path, spec) } }
+        }
+        let previous = watch.withLock { watch -> SignalSubscription? in
+            defer { if watch == nil { watch = subscription } }
+            return watch
+        }
+        if previous != nil { subscription.cancel() }
+    }
+
+    /// The `Handler1` interface around a closure.
+    static func interface(_ handle: @escaping Handle) -> ExportedInterface {
+        ExportedInterface(DispatcherAPI.handlerInterface, methods: [
+            ExportedMethod(
+                "HandleURL", arguments: [Argument("url", .string), Argument("context", .dictionary(key: .string, value: .variant))],
+                results: [Argument("result", .string), Argument("url", .string)],
+                asyncHandler: { call throws(DBusError) in
+                    let (url, raw) = try call.arguments.decode(String.self, [String: Variant].self)
+                    let context = Context(
+                        caller: raw["caller"]?.get(String.self) ?? "", callerAppID: raw["caller-app-id"]?.get(String.self) ?? "",
+                        originalURL: raw["original-url"]?.get(String.self) ?? url,
+                        activationToken: raw["activation-token"]?.get(String.self))
+                    switch await handle(url, context) {
+                    case .handled: return [.string(HandlerResult.handled.rawValue), .string("")]
+                    case .discarded: return [.string(HandlerResult.discarded.rawValue), .string("")]
+                    case .systemAction: return [.string(HandlerResult.systemAction.rawValue), .string("")]
+                    case .rewrite(let url): return [.string(HandlerResult.systemAction.rawValue), .string(url)]
+                    }
+                }),
+        ])
+    }
+}

@@ -1,0 +1,71 @@
+import DBus
+import DispatcherAPI
+import FoundationEssentials
+
+/// Options for `OpenURLAction.open(_:options:)`.
+public struct OpenURLOptions: Sendable {
+    /// An XDG activation token (or X11 startup ID) to pass to the handler
+    /// and the launched application, so that its window may take focus.
+    public var activationToken: String?
+
+    public init(activationToken: String? = nil) { self.activationToken = activationToken }
+}
+
+/// Everything the dispatcher reported about opening a URL.
+public struct OpenURLOutcome: Sendable, Equatable {
+    /// Whether the URL was accepted.
+    public let accepted: Bool
+    /// `handled`, `discarded`, `opened`, `no-application`, `launch-failed` or `refused`.
+    public let outcome: Outcome?
+    /// The URL after rewrites by handlers.
+    public let finalURL: String
+    /// The id of the handler that decided, when one did.
+    public let handler: UInt32?
+    /// The desktop-file ID started, when one was.
+    public let application: String?
+    /// Why it was not opened, for people.
+    public let message: String?
+}
+
+extension OpenURLAction {
+    /// Opens `url` through the dispatcher and reports everything about it.
+    ///
+    ///     let outcome = try await OpenURLAction.open(url, options: .init(activationToken: token))
+    ///     if outcome.outcome == .noApplication { … }
+    ///
+    /// - Throws: `DBusError` when the dispatcher cannot be reached, or
+    ///   `InvalidArgs` when it refuses the URL as invalid.
+    public static func open(_ url: URL, options: OpenURLOptions) async throws(DBusError) -> OpenURLOutcome {
+        let client = DispatcherClient(connection: try await SessionBus.shared.connection())
+        let result = try await client.open(url.absoluteString, activationToken: options.activationToken)
+        return OpenURLOutcome(
+            accepted: result.accepted, outcome: result.outcome, finalURL: result.url, handler: result.handler,
+            application: result.application, message: result.message)
+    }
+}
+
+/// The process's session-bus connection, made on first use and made again
+/// after it dropped.
+actor SessionBus {
+    static let shared = SessionBus()
+    private var current: Connection?
+    /// Tests point the library at a private bus.
+    private var address: String?
+
+    func connection() async throws(DBusError) -> Connection {
+        if let current, current.isConnected { return current }
+        let made = if let address {
+            try await Connection.connect(to: address)
+        } else {
+            try await Connection.session(environment: ProcessInfo.processInfo.environment)
+        }
+        current = made
+        return made
+    }
+
+    func use(address: String?) {
+        current?.close()
+        current = nil
+        self.address = address
+    }
+}

@@ -1,0 +1,151 @@
+import Routing
+
+/// What the command line asks `openurl` to do.
+public enum Command: Equatable, Sendable {
+    case open(urls: [String], verbose: Bool)
+    case explain(url: String, json: Bool)
+    case handlers(json: Bool)
+    case handle(HandleOptions)
+    case showDefault(schemes: [String])
+    case setDefault(schemes: [String])
+    case unsetDefault(schemes: [String])
+    case status(json: Bool)
+    case help(topic: String?)
+    case version
+}
+
+/// `openurl handle`'s options.
+public struct HandleOptions: Equatable, Sendable {
+    public var schemes: [String] = []
+    public var hosts: [String] = []
+    public var paths: [String] = []
+    public var priority: Int32 = 0
+    public var scope = "session"
+    public var name = ""
+    public var command: [String] = []
+}
+
+/// A command-line mistake; `openurl` prints it and exits with status 2.
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    public let topic: String?
+    init(_ description: String, topic: String? = nil) {
+        self.description = description
+        self.topic = topic
+    }
+}
+
+extension Command {
+    static let subcommands = ["explain", "handlers", "handle", "default", "set-default", "unset-default", "status", "help"]
+    static let defaultSchemes = ["http", "https"]
+
+    /// Parses `arguments` (without the program name).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
+        guard let first = arguments.first else { throw UsageError("no URL given") }
+        switch first {
+        case "-h", "--help": return .help(topic: nil)
+        case "--version": return .version
+        default: break
+        }
+        guard subcommands.contains(first) else { return try parseOpen(arguments) }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h"), first != "handle" || !rest.contains("--") {
+            return .help(topic: first)
+        }
+        switch first {
+        case "help": return .help(topic: rest.first)
+        case "explain":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: ["--json"], topic: first)
+            guard positional.count == 1 else { throw UsageError("explain takes exactly one URL", topic: first) }
+            return .explain(url: positional[0], json: flags.contains("--json"))
+        case "handlers":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: ["--json"], topic: first)
+            guard positional.isEmpty else { throw UsageError("handlers takes no arguments", topic: first) }
+            return .handlers(json: flags.contains("--json"))
+        case "status":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: ["--json"], topic: first)
+            guard positional.isEmpty else { throw UsageError("status takes no arguments", topic: first) }
+            return .status(json: flags.contains("--json"))
+        case "default", "set-default", "unset-default":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: [], topic: first)
+            let schemes = positional.isEmpty ? defaultSchemes : positional.map { $0.lowercased() }
+            for scheme in schemes where !isValidScheme(scheme) {
+                throw UsageError("'\(scheme)' is not a valid scheme", topic: first)
+            }
+            return first == "default" ? .showDefault(schemes: schemes)
+                : first == "set-default" ? .setDefault(schemes: schemes) : .unsetDefault(schemes: schemes)
+        default:
+            return .handle(try parseHandle(rest))
+        }
+    }
+
+    private static func parseOpen(_ arguments: [String]) throws(UsageError) -> Command {
+        var verbose = false
+        var urls: [String] = []
+        var onlyURLs = false
+        for argument in arguments {
+            if !onlyURLs, argument == "--" { onlyURLs = true; continue }
+            if !onlyURLs, argument == "-v" || argument == "--verbose" { verbose = true; continue }
+            if !onlyURLs, argument.hasPrefix("-") {
+                throw UsageError("unknown option '\(argument)' (to open a URL starting with '-', put '--' before it)")
+            }
+            urls.append(argument)
+        }
+        guard !urls.isEmpty else { throw UsageError("no URL given") }
+        return .open(urls: urls, verbose: verbose)
+    }
+
+    private static func parseHandle(_ arguments: [String]) throws(UsageError) -> HandleOptions {
+        var options = HandleOptions()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument == "--" {
+                options.command = Array(rest)
+                break
+            }
+            let (name, inline) = argument.hasPrefix("--") && argument.contains("=")
+                ? (String(argument.prefix { $0 != "=" }), String(argument.drop { $0 != "=" }.dropFirst())) : (argument, nil)
+            func value() throws(UsageError) -> String {
+                if let inline { return inline }
+                guard let next = rest.popFirst() else { throw UsageError("\(name) needs a value", topic: "handle") }
+                return next
+            }
+            switch name {
+            case "--scheme": options.schemes.append(try value().lowercased())
+            case "--host": options.hosts.append(try value())
+            case "--path": options.paths.append(try value())
+            case "--name": options.name = try value()
+            case "--priority":
+                let text = try value()
+                guard let priority = Int32(text) else { throw UsageError("--priority takes a whole number, not '\(text)'", topic: "handle") }
+                options.priority = priority
+            case "--scope":
+                let scope = try value()
+                guard scope == "session" || scope == "caller" else {
+                    throw UsageError("--scope is 'session' or 'caller', not '\(scope)'", topic: "handle")
+                }
+                options.scope = scope
+            default:
+                throw UsageError("unknown option '\(argument)'", topic: "handle")
+            }
+        }
+        if options.schemes.isEmpty { options.schemes = defaultSchemes }
+        guard !options.command.isEmpty else { throw UsageError("handle needs '-- COMMAND [ARG...]'", topic: "handle") }
+        return options
+    }
+
+    private static func split(_ arguments: [String]) -> (flags: [String], positional: [String]) {
+        (arguments.filter { $0.hasPrefix("-") && $0 != "-" }, arguments.filter { !$0.hasPrefix("-") || $0 == "-" })
+    }
+
+    private static func check(_ flags: [String], allowed: Set<String>, topic: String) throws(UsageError) {
+        if let unknown = flags.first(where: { !allowed.contains($0) }) {
+            throw UsageError("unknown option '\(unknown)'", topic: topic)
+        }
+    }
+
+}

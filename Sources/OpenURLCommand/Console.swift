@@ -1,0 +1,58 @@
+import Glibc
+
+/// Standard output and error, written with one `write` per call.
+enum Console {
+    static func out(_ text: String) { write(1, text) }
+    static func error(_ text: String) { write(2, "openurl: " + text + "\n") }
+
+    private static func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            bytes = bytes.dropFirst(n)
+        }
+    }
+}
+
+/// The documented exit statuses.
+public enum ExitStatus: Int32 {
+    /// Every URL was accepted; the command did what was asked.
+    case accepted = 0
+    /// A URL was rejected (discarded by a handler, refused by the fallback).
+    case rejected = 1
+    /// A usage error or an invalid URL.
+    case usage = 2
+    /// The dispatcher could not be reached and opening directly did not work either.
+    case unreachable = 3
+}
+
+/// Minimal JSON output (no Foundation in the CLI).
+enum JSON {
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+    static func object(_ pairs: [(String, String)]) -> String {
+        "{" + pairs.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,172 @@
+/// `--help` texts, written like man pages: synopsis, description, options,
+/// exit status, examples.
+enum Help {
+    static func text(for topic: String?) -> String? {
+        switch topic {
+        case nil: main
+        case "explain": explain
+        case "handlers": handlers
+        case "handle": handle
+        case "default", "set-default", "unset-default": defaults
+        case "status": status
+        case "help": main
+        default: nil
+        }
+    }
+
+    static let main = """
+        Usage: openurl [-v] URL...
+               openurl COMMAND [OPTION]... [ARG]...
+
+        Open URLs through openurld, the programmable URL dispatcher: handlers
+        registered by running programs are asked first, innermost first, then the
+        desktop's default application for the URL's scheme opens it. When no
+        dispatcher can be reached, openurl opens the URL with the default
+        application itself, exactly as the dispatcher would.
+
+        This is also what the dispatcher's desktop file runs, so openurl can be the
+        default web browser and mail client.
+
+        Commands:
+          URL...                 open each URL (the default command)
+          explain URL            show which handlers would be asked, and the fallback
+          handlers               list the registered handlers
+          handle ... -- CMD      run CMD for each URL, as a handler, while openurl runs
+          default [SCHEME...]    show the application the fallback would use
+          set-default [SCHEME...]
+                                 make openurld the default for the schemes
+                                 (http and https when none are given)
+          unset-default [SCHEME...]
+                                 undo set-default
+          status                 show whether openurld is running
+
+        Run 'openurl COMMAND --help' for the details of a command.
+
+        Options:
+          -v, --verbose          say how each URL was opened, on standard error
+          --version              print the version and exit
+          -h, --help             print this help and exit
+          --                     treat every following argument as a URL
+
+        Environment:
+          XDG_ACTIVATION_TOKEN, DESKTOP_STARTUP_ID
+                                 passed on, so that the opened window can take focus
+          DBUS_SESSION_BUS_ADDRESS
+                                 the session bus where openurld runs
+
+        Exit status:
+          0  every URL was accepted (handled, or an application was started)
+          1  a URL was rejected (a handler discarded it, or the fallback refuses
+             URLs like it, e.g. javascript:)
+          2  a usage error or an invalid URL
+          3  openurld could not be reached, and opening the URL directly failed too
+
+        Examples:
+          openurl https://example.com
+          openurl explain https://zoom.us/j/123
+          openurl handle --scheme https --host '*.example.com' -- ./my-handler.sh
+          openurl set-default http https mailto
+
+        """
+
+    static let explain = """
+        Usage: openurl explain [--json] URL
+
+        Show, without opening anything, which registered handlers openurld would
+        ask about URL and in which order (innermost first: your own caller-scoped
+        handlers, then by priority, then newest first), and which application its
+        fallback would launch if every handler passed.
+
+        Options:
+          --json    print one JSON object: {"url", "handlers": [...], "application"}
+
+        Exit status: 0 on success, 2 for an invalid URL, 3 when openurld cannot be reached.
+
+        """
+
+    static let handlers = """
+        Usage: openurl handlers [--json]
+
+        List the handlers registered with openurld: id, name, owner (a D-Bus
+        unique name), priority, scope, and what they match.
+
+        Options:
+          --json    print a JSON array of objects
+
+        Exit status: 0 on success, 3 when openurld cannot be reached.
+
+        """
+
+    static let handle = """
+        Usage: openurl handle [--scheme S]... [--host H]... [--path P]...
+                              [--priority N] [--scope session|caller] [--name NAME]
+                              -- COMMAND [ARG]...
+
+        Register a handler with openurld that lives as long as this process. For
+        each URL it is asked about, COMMAND runs with the URL appended as one more
+        argument (no shell) and OPENURL_URL, OPENURL_CALLER and
+        OPENURL_CALLER_APP_ID in its environment. The first line it prints decides:
+
+          handled              stop: the URL was opened
+          discarded            stop: the URL must not be opened
+          systemAction         pass the URL on to the next handler
+          systemAction URL     pass URL on instead (a rewrite)
+
+        With no output, exit status 0 means handled and anything else means
+        systemAction. A command still running after 4 seconds is killed and counts
+        as systemAction. So any shell script can be a handler.
+
+        Options:
+          --scheme S     a scheme to match (repeatable; default: http and https; '*' for all)
+          --host H       a host, or *.domain for its subdomains (repeatable; default: any)
+          --path P       a path glob: * within a segment, ** across (repeatable; default: any)
+          --priority N   higher is asked first (default 0)
+          --scope S      session: asked for everyone's URLs (default);
+                         caller: only for URLs this process opens
+          --name NAME    shown by 'openurl handlers' and in the log
+
+        Stop with Ctrl-C or SIGTERM; the handler is removed at once.
+
+        Exit status: 0 after a signal, 2 on a usage error, 3 when openurld cannot be
+        reached, 1 when it refuses the registration.
+
+        Example:
+          openurl handle --scheme https --host zoom.us -- sh -c \\
+              'echo "systemAction zoommtg://zoom.us/join?confno=${1##*/}"' sh
+
+        """
+
+    static let defaults = """
+        Usage: openurl default [SCHEME]...
+               openurl set-default [SCHEME]...
+               openurl unset-default [SCHEME]...
+
+        default shows, per scheme, the application openurld's fallback would launch
+        (never openurld itself), from the XDG mimeapps.list files and desktop entries.
+
+        set-default makes openurld (org.openurld.Dispatcher1.desktop) the default
+        x-scheme-handler for each SCHEME in $XDG_CONFIG_HOME/mimeapps.list, keeping
+        the previous default listed right after it, which is where the fallback
+        finds it. unset-default removes openurld from those lines again.
+
+        Only those lines change: every other line, group, comment and their order
+        are kept byte for byte. The file is replaced atomically. A file that cannot
+        be parsed is left alone, with an error.
+
+        SCHEME defaults to http and https.
+
+        Exit status: 0 on success, 1 when mimeapps.list cannot be parsed or written,
+        2 on a usage error.
+
+        """
+
+    static let status = """
+        Usage: openurl status [--json]
+
+        Show whether openurld runs on the session bus, its version, its bus name
+        owner and how many handlers are registered.
+
+        Exit status: 0 when it runs, 3 when it does not.
+
+        """
+}

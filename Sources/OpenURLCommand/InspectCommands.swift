@@ -1,0 +1,113 @@
+import DBus
+import Desktop
+import DispatcherAPI
+import Routing
+
+/// `explain`, `handlers` and `status`: read-only questions to the dispatcher.
+struct InspectCommands {
+    let environment: [String: String]
+
+    private func client() async -> (DispatcherClient, Connection)? {
+        do {
+            let connection = try await Connection.session(environment: environment)
+            return (DispatcherClient(connection: connection), connection)
+        } catch {
+            Console.error("cannot reach the session bus: \(error.message)")
+            return nil
+        }
+    }
+
+    func explain(_ text: String, json: Bool) async -> ExitStatus {
+        let url: ValidatedURL
+        do { url = try ValidatedURL(text) } catch {
+            Console.error("\(quoted(text)): \(error.message)")
+            return .usage
+        }
+        guard let (client, connection) = await client() else { return .unreachable }
+        defer { connection.close() }
+        do {
+            let (handlers, application) = try await client.explain(url.text)
+            if json {
+                Console.out(JSON.object([("url", JSON.string(url.text)), ("handlers", JSON.array(handlers.map(Self.json))),
+                                         ("application", application.isEmpty ? "null" : JSON.string(application))]) + "\n")
+                return .accepted
+            }
+            var lines = [handlers.isEmpty ? "\(url.text): no handler matches" : "\(url.text) would be offered, in this order, to:"]
+            for (index, handler) in handlers.enumerated() {
+                lines.append("  \(index + 1). handler \(handler.id)\(handler.name.isEmpty ? "" : " \"\(handler.name)\"") of \(handler.owner) (priority \(handler.priority), \(handler.scope))")
+            }
+            lines.append(application.isEmpty
+                ? (handlers.isEmpty ? "and" : "then, if all pass,") + " no application would open it"
+                : (handlers.isEmpty ? "it would be opened with " : "then, if all pass, with ") + application)
+            Console.out(lines.joined(separator: "\n") + "\n")
+            return .accepted
+        } catch {
+            Console.error(error.message)
+            return DispatcherClient.isUnreachable(error) ? .unreachable : .usage
+        }
+    }
+
+    func handlers(json: Bool) async -> ExitStatus {
+        guard let (client, connection) = await client() else { return .unreachable }
+        defer { connection.close() }
+        do {
+            let handlers = try await client.handlers()
+            if json {
+                Console.out(JSON.array(handlers.map(Self.json)) + "\n")
+                return .accepted
+            }
+            guard !handlers.isEmpty else {
+                Console.out("no handlers are registered\n")
+                return .accepted
+            }
+            let rows = [["ID", "NAME", "OWNER", "PRIORITY", "SCOPE", "MATCHES"]] + handlers.map { handler in
+                let matches = handler.schemes.joined(separator: ",")
+                    + (handler.hosts.isEmpty ? "" : " hosts " + handler.hosts.joined(separator: ","))
+                    + (handler.paths.isEmpty ? "" : " paths " + handler.paths.joined(separator: ","))
+                return [String(handler.id), handler.name.isEmpty ? "-" : handler.name, handler.owner, String(handler.priority), handler.scope, matches]
+            }
+            Console.out(table(rows))
+            return .accepted
+        } catch {
+            Console.error(error.message)
+            return .unreachable
+        }
+    }
+
+    func status(json: Bool) async -> ExitStatus {
+        guard let (client, connection) = await client() else { return .unreachable }
+        defer { connection.close() }
+        // Asking for the owner does not start the daemon, unlike calling it.
+        guard let owner = try? await connection.owner(of: DispatcherAPI.busName) else {
+            Console.out(json ? "{\"running\":false}\n" : "openurld is not running on this session bus\n")
+            return .unreachable
+        }
+        let version = (try? await client.version()) ?? "unknown"
+        let count = (try? await client.handlers().count) ?? 0
+        if json {
+            Console.out(JSON.object([("running", "true"), ("version", JSON.string(version)), ("owner", JSON.string(owner.rawValue)), ("handlers", String(count))]) + "\n")
+        } else {
+            Console.out("openurld \(version) is running as \(owner), with \(count) handler\(count == 1 ? "" : "s") registered\n")
+        }
+        return .accepted
+    }
+
+    static func json(_ handler: DispatcherClient.HandlerInfo) -> String {
+        JSON.object([
+            ("id", String(handler.id)), ("name", JSON.string(handler.name)), ("owner", JSON.string(handler.owner)),
+            ("schemes", JSON.array(handler.schemes.map(JSON.string))), ("hosts", JSON.array(handler.hosts.map(JSON.string))),
+            ("paths", JSON.array(handler.paths.map(JSON.string))), ("priority", String(handler.priority)),
+            ("scope", JSON.string(handler.scope)),
+        ])
+    }
+}
+
+/// Left-aligned columns separated by two spaces.
+func table(_ rows: [[String]]) -> String {
+    let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { index, cell in
+            index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
+        }.joined(separator: "  ")
+    }.joined(separator: "\n") + "\n"
+}

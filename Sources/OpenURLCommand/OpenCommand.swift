@@ -1,0 +1,78 @@
+import DBus
+import Desktop
+import DispatcherAPI
+import Routing
+
+/// `openurl URL...`: through the dispatcher, or directly when it is unreachable.
+struct OpenCommand {
+    let environment: [String: String]
+    let verbose: Bool
+
+    func run(_ urls: [String]) async -> ExitStatus {
+        let token = environment["XDG_ACTIVATION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DESKTOP_STARTUP_ID"]
+        let connection = try? await Connection.session(environment: environment)
+        defer { connection?.close() }
+        var worst = ExitStatus.accepted
+        for url in urls {
+            let status = await open(url, token: token, connection: connection)
+            if status.rawValue > worst.rawValue { worst = status }
+        }
+        return worst
+    }
+
+    private func open(_ text: String, token: String?, connection: Connection?) async -> ExitStatus {
+        let url: ValidatedURL
+        do {
+            url = try ValidatedURL(text)
+        } catch {
+            Console.error("\(quoted(text)): \(error.message)")
+            return .usage
+        }
+        var unreachableBecause = "no session bus"
+        if let connection {
+            do {
+                let result = try await DispatcherClient(connection: connection).open(url.text, activationToken: token)
+                report(url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
+                return result.accepted ? .accepted : .rejected
+            } catch where DispatcherClient.isUnreachable(error) {
+                unreachableBecause = error.message
+            } catch {
+                Console.error("\(url.text): \(error.message)")
+                return error.name == .invalidArgs ? .usage : .unreachable
+            }
+        }
+        if verbose { Console.error("openurld is not reachable (\(unreachableBecause)); opening \(url.text) directly") }
+        let fallback = DesktopSystemDefault(environment: environment, connection: connection, reaper: ChildReaper())
+        switch await fallback.open(url, activationToken: token) {
+        case .opened(let application):
+            report(url, .opened, handler: nil, application: application, message: nil, via: "the system default")
+            return .accepted
+        case .refused(let reason):
+            report(url, .refused, handler: nil, application: nil, message: reason, via: "the system default")
+            return .rejected
+        case .noApplication(let reason):
+            report(url, .noApplication, handler: nil, application: nil, message: reason, via: "the system default")
+            return .unreachable
+        case .launchFailed(let application, let reason):
+            report(url, .launchFailed, handler: nil, application: application, message: reason, via: "the system default")
+            return .unreachable
+        }
+    }
+
+    /// Rejections always go to standard error; with --verbose, successes too.
+    private func report(_ url: ValidatedURL, _ outcome: Outcome?, handler: UInt32?, application: String?, message: String?, via: String) {
+        let accepted = outcome?.isAccepted ?? false
+        guard verbose || !accepted else { return }
+        var line = "\(url.text): \(outcome?.rawValue ?? "unknown outcome") (via \(via))"
+        if let handler { line += ", handler \(handler)" }
+        if let application { line += ", \(application)" }
+        if let message { line += ": \(message)" }
+        Console.error(line)
+    }
+}
+
+/// Quotes user input for an error message, cut to a readable length.
+func quoted(_ text: String) -> String {
+    let shown = text.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0) }.joined()
+    return "'" + shown + (text.unicodeScalars.count > 80 ? "…" : "") + "'"
+}

@@ -1,0 +1,71 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// What a finished program wrote to standard output and how it ended.
+public struct CapturedRun: Sendable {
+    /// The exit status, or `nil` when a signal ended it (e.g. the deadline's SIGKILL).
+    public let status: Int32?
+    /// Standard output, up to the limit.
+    public let output: [UInt8]
+    public let timedOut: Bool
+}
+
+/// Runs a program (no shell) and collects up to `limit` bytes of its standard
+/// output, killing it at `deadline`. Standard input is /dev/null, standard
+/// error is inherited. Blocking work happens on a Dispatch worker, never on
+/// the caller's task.
+/// - Throws: `SpawnError` when it cannot be started.
+public func runCapturingOutput(
+    _ program: String, arguments: [String], environment: [String], deadline: Duration, limit: Int = 65536
+) async throws(SpawnError) -> CapturedRun {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { throw SpawnError(program: program, code: errno) }
+    let pid: pid_t
+    do {
+        pid = try spawn(program, arguments: arguments, environment: environment, stdout: .descriptor(fds[1]), stderr: .inherit)
+    } catch {
+        close(fds[0])
+        close(fds[1])
+        throw error
+    }
+    close(fds[1])
+    let reader = fds[0]
+    // Once the child is reaped its PID may be reused: the deadline may kill
+    // only while `finished` is false, which is set before reaping.
+    let state = Mutex((finished: false, killed: false))
+    let (seconds, attoseconds) = deadline.components
+    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+        state.withLock { state in
+            guard !state.finished else { return }
+            state.killed = true
+            kill(pid, SIGKILL)
+        }
+    }
+    return await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            var output: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(reader, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                if output.count < limit { output += buffer[..<min(n, limit - output.count)] }
+            }
+            close(reader)
+            // Wait for the exit without reaping (WNOWAIT): the PID stays ours
+            // until `finished` is set, so the deadline can never hit a reused PID.
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            let killed = state.withLock { state in
+                state.finished = true
+                return state.killed
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let exited = status & 0x7F == 0
+            continuation.resume(returning: CapturedRun(
+                status: exited ? (status >> 8) & 0xFF : nil, output: output, timedOut: killed))
+        }
+    }
+}

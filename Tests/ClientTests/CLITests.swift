@@ -1,0 +1,215 @@
+import Foundation
+import Spawn
+import Testing
+import TestSupport
+
+/// The built `openurl`, run as a user would, against the built `openurld`
+/// on a private bus with a temporary XDG tree.
+@Suite(.timeLimit(.minutes(2)))
+struct CLITests {
+    /// A daemon, a tree with a recorder browser, and the environment a user's shell would have.
+    struct Session {
+        let bus: PrivateBus
+        let tree: XDGTree
+        var environment: [String: String] {
+            var environment = tree.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            return environment
+        }
+
+        func openurl(_ arguments: String..., input: String = "") async throws -> CommandResult {
+            try await run([Binaries.openurl] + arguments, environment: environment, input: input)
+        }
+    }
+
+    func withSession(daemon: Bool = true, _ body: (Session) async throws -> Void) async throws {
+        try await withPrivateBus { bus in
+            let tree = try XDGTree()
+            try tree.app("browser.desktop", schemes: ["http", "https"])
+            let pid = daemon ? try await Binaries.startDaemon(on: bus, tree: tree) : nil
+            defer { pid.map(Binaries.stop) }
+            try await body(Session(bus: bus, tree: tree))
+        }
+    }
+
+    @Test func opensThroughTheDaemon() async throws {
+        try await withSession { s in
+            let result = try await s.openurl("-v", "https://example.com/a?b=c", "http://example.org/")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("https://example.com/a?b=c: opened (via openurld), browser.desktop"))
+            let records = try await s.tree.waitForRecords(2)
+            #expect(Set(records.map(\.arguments)) == [["https://example.com/a?b=c"], ["http://example.org/"]])
+        }
+    }
+
+    @Test func exitCodesSayWhatHappened() async throws {
+        try await withSession { s in
+            #expect(try await s.openurl("gopher://x").status == 1)
+            #expect(try await s.openurl("javascript:alert(1)").status == 1)
+            let invalid = try await s.openurl("not a url")
+            #expect(invalid.status == 2)
+            #expect(invalid.stderr == "openurl: 'not a url': URL contains whitespace at offset 3\n")
+            let option = try await s.openurl("--bogus")
+            #expect(option.status == 2)
+            #expect(option.stderr.contains("unknown option '--bogus'"))
+            #expect(try await s.openurl().status == 2)
+            #expect(try await s.openurl("--", "-oProxyCommand=x").status == 2)
+            #expect(try await s.openurl("https://ok.example/", "bad url").status == 2, "the worst status wins")
+        }
+    }
+
+    @Test func withoutADaemonItOpensDirectly() async throws {
+        try await withSession(daemon: false) { s in
+            let result = try await s.openurl("-v", "https://direct.example/")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("openurld is not reachable"))
+            #expect(try await s.tree.waitForRecords(1).first?.arguments == ["https://direct.example/"])
+            #expect(try await s.openurl("gopher://nothing").status == 3)
+            var noBus = s.environment
+            noBus["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/bus"
+            let direct = try await run([Binaries.openurl, "https://no-bus.example/"], environment: noBus)
+            #expect(direct.status == 0, "\(direct.stderr)")
+            let status = try await s.openurl("status")
+            #expect(status.status == 3 && status.stdout == "openurld is not running on this session bus\n")
+        }
+    }
+
+    @Test func explainHandlersStatusAndDefault() async throws {
+        try await withSession { s in
+            let explain = try await s.openurl("explain", "https://example.com/")
+            #expect(explain.stdout == "https://example.com/: no handler matches\nit would be opened with browser.desktop\n")
+            let json = try await s.openurl("explain", "--json", "https://example.com/")
+            #expect(json.stdout == "{\"url\":\"https://example.com/\",\"handlers\":[],\"application\":\"browser.desktop\"}\n")
+            #expect(try await s.openurl("handlers").stdout == "no handlers are registered\n")
+            #expect(try await s.openurl("handlers", "--json").stdout == "[]\n")
+            let status = try await s.openurl("status")
+            #expect(status.status == 0 && status.stdout.hasPrefix("openurld 0.1.0 is running as :1."))
+            #expect(try await s.openurl("default", "https", "mailto").stdout == "https   browser.desktop\nmailto  (none)\n")
+            #expect(s.tree.recorded().isEmpty, "explain and default open nothing")
+        }
+    }
+
+    @Test func everySubcommandHasAManPageHelp() async throws {
+        for topic in ["explain", "handlers", "handle", "default", "set-default", "unset-default", "status"] {
+            let result = try await run([Binaries.openurl, topic, "--help"])
+            #expect(result.status == 0)
+            #expect(result.stdout.hasPrefix("Usage: openurl"), "\(topic)")
+            #expect(result.stdout.contains("Exit status"), "\(topic)")
+        }
+        let main = try await run([Binaries.openurl, "--help"])
+        #expect(main.stdout.contains("Exit status:") && main.stdout.contains("Examples:"))
+        #expect(try await run([Binaries.openurl, "--version"]).stdout == "openurl 0.1.0\n")
+    }
+
+    /// A shell script as a handler, answering each of the four results.
+    @Test func handleMakesAnyScriptAHandler() async throws {
+        try await withSession { s in
+            try s.tree.write("bin/decide", """
+                #!/bin/sh
+                case "$1" in
+                  *handle-me*) echo handled ;;
+                  *drop-me*) echo discarded ;;
+                  *rewrite-me*) echo "systemAction https://rewritten.example/from-handler" ;;
+                  *silent-ok*) exit 0 ;;
+                  *) echo systemAction ;;
+                esac
+                echo "$OPENURL_URL" >> "$RECORDS/handler-saw"
+                """, executable: true)
+            let handler = try spawn(
+                Binaries.openurl, arguments: ["openurl", "handle", "--scheme", "https", "--name", "script", "--", "decide"],
+                environment: s.environment.map { "\($0.key)=\($0.value)" })
+            defer { Binaries.stop(handler) }
+            for _ in 0..<300 {
+                if try await s.openurl("handlers").stdout.contains("script") { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try await s.openurl("https://handle-me.example/").status == 0)
+            #expect(try await s.openurl("https://drop-me.example/").status == 1)
+            #expect(try await s.openurl("https://silent-ok.example/").status == 0)
+            #expect(try await s.openurl("https://pass-me.example/").status == 0)
+            #expect(try await s.openurl("https://rewrite-me.example/").status == 0)
+            let records = try await s.tree.waitForRecords(2)
+            #expect(Set(records.map(\.arguments)) == [["https://pass-me.example/"], ["https://rewritten.example/from-handler"]])
+            // SIGTERM removes the handler at once.
+            Binaries.stop(handler)
+            #expect(try await s.openurl("handlers").stdout == "no handlers are registered\n")
+        }
+    }
+
+    @Test func setDefaultAndUnsetDefaultEditOnlyTheirLines() async throws {
+        try await withSession { s in
+            try s.tree.write("bin/openurl", "")
+            try? FileManager.default.removeItem(atPath: s.tree.root + "/bin/openurl")
+            try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
+            let desktopFile = try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop", encoding: .utf8)
+            try s.tree.write("data/applications/org.openurld.Dispatcher1.desktop", desktopFile)
+            let original = """
+                # my settings, keep this comment
+                [Default Applications]
+                text/html=browser.desktop
+                x-scheme-handler/https = browser.desktop;
+
+                [Added Associations]
+                image/png=viewer.desktop;
+
+                """
+            try s.tree.write("config/mimeapps.list", original)
+            let set = try await s.openurl("set-default")
+            #expect(set.status == 0, "\(set.stderr)")
+            let afterSet = try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8)
+            #expect(afterSet == """
+                # my settings, keep this comment
+                [Default Applications]
+                text/html=browser.desktop
+                x-scheme-handler/https = org.openurld.Dispatcher1.desktop;browser.desktop;
+                x-scheme-handler/http=org.openurld.Dispatcher1.desktop;browser.desktop;
+
+                [Added Associations]
+                image/png=viewer.desktop;
+
+                """)
+            // GLib agrees that the dispatcher is now the default …
+            var gioEnvironment = s.tree.environment
+            gioEnvironment["GIO_USE_VFS"] = "local"
+            let gio = try await run(["gio", "mime", "x-scheme-handler/https"], environment: gioEnvironment)
+            #expect(gio.stdout.hasPrefix("Default application for “x-scheme-handler/https”: org.openurld.Dispatcher1.desktop"), "\(gio.stdout)\(gio.stderr)")
+            // … while the fallback still finds the browser right after it.
+            #expect(try await s.openurl("default", "https").stdout == "https  browser.desktop\n")
+            #expect(try await s.openurl("https://after-set-default.example/").status == 0)
+            #expect(try await s.tree.waitForRecords(1).first?.app == "browser")
+            // Setting twice changes nothing.
+            _ = try await s.openurl("set-default")
+            #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == afterSet)
+
+            let unset = try await s.openurl("unset-default")
+            #expect(unset.status == 0)
+            #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == """
+                # my settings, keep this comment
+                [Default Applications]
+                text/html=browser.desktop
+                x-scheme-handler/https = browser.desktop;
+                x-scheme-handler/http=browser.desktop;
+
+                [Added Associations]
+                image/png=viewer.desktop;
+
+                """)
+        }
+    }
+
+    @Test func anUnparseableMimeappsListIsLeftAlone() async throws {
+        try await withSession { s in
+            let broken = "[Default Applications\nthis is not a keyfile\n"
+            try s.tree.write("config/mimeapps.list", broken)
+            let result = try await s.openurl("set-default")
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("line 1: a group header must look like [Name]; not changed"))
+            #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == broken)
+        }
+    }
+
+    @Test func theDesktopFileIsValid() async throws {
+        let result = try await run(["desktop-file-validate", Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+}

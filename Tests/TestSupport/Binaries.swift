@@ -1,0 +1,40 @@
+import DBus
+import Foundation
+import Spawn
+
+/// The products under test: they sit next to the test bundle in the build directory.
+public enum Binaries {
+    public static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+    public static let openurld = directory + "/openurld"
+    public static let openurl = directory + "/openurl"
+    /// The repository root (for docs/ and packaging/).
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    /// Starts the built `openurld --address` on `bus`, confined to `tree` so
+    /// that its fallback can only launch the tree's recorders; returns once it
+    /// owns its name.
+    public static func startDaemon(on bus: PrivateBus, tree: XDGTree, _ extra: [String] = [], stderr: Int32 = 2) async throws -> pid_t {
+        let pid = try spawn(
+            openurld, arguments: ["openurld", "--address", bus.address] + extra,
+            environment: tree.environment.map { "\($0.key)=\($0.value)" }, stderr: .descriptor(stderr))
+        let watcher = try await bus.connect()
+        defer { watcher.close() }
+        for _ in 0..<500 {
+            if try await watcher.owner(of: "org.openurld.Dispatcher1") != nil { return pid }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        kill(pid, SIGKILL)
+        _ = reap(pid)
+        throw FixtureError("openurld did not take its name within 5 s")
+    }
+
+    /// Stops a process started by a test: SIGTERM, then SIGKILL after 2 s.
+    public static func stop(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        if reap(pid, within: .seconds(2)) == nil {
+            kill(pid, SIGKILL)
+            _ = reap(pid)
+        }
+    }
+}
