@@ -53,7 +53,8 @@ public final class Dispatcher: Sendable {
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?) async -> Dispatch {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.walkDeadline
-        let appID = await identities.appID(of: caller)
+        // The caller's app ID costs a bus round trip; only handlers need it.
+        let appID = LazyAppID(caller: caller, identities: identities)
         let result = await walk(
             url, caller: caller.rawValue,
             candidates: { url, position in
@@ -62,7 +63,7 @@ public final class Dispatcher: Sendable {
             ask: { handler, current in
                 let remaining = deadline - clock.now
                 return await ask(
-                    handler, about: current, caller: caller, appID: appID, original: url,
+                    handler, about: current, caller: caller, appID: await appID.value, original: url,
                     activationToken: activationToken, timeout: min(configuration.handlerTimeout, remaining))
             },
             mayContinue: { clock.now < deadline })
@@ -76,7 +77,7 @@ public final class Dispatcher: Sendable {
         case .passedOn:
             dispatch = await fallBack(result.finalURL, activationToken: activationToken)
         }
-        log(dispatch, of: url, caller: caller, appID: appID, trace: result.trace)
+        log(dispatch, of: url, caller: caller, appID: appID.ifKnown ?? "", trace: result.trace)
         return dispatch
     }
 
@@ -140,6 +141,29 @@ public final class Dispatcher: Sendable {
         logger.info(line)
         for entry in trace {
             logger.debug("  handler \(entry.handlerID) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")
+        }
+    }
+}
+
+/// A caller's app ID, looked up on first use only.
+private final class LazyAppID: Sendable {
+    private let caller: BusName
+    private let identities: CallerIdentities
+    private let known = Mutex<String?>(nil)
+
+    init(caller: BusName, identities: CallerIdentities) {
+        self.caller = caller
+        self.identities = identities
+    }
+
+    var ifKnown: String? { known.withLock { $0 } }
+
+    var value: String {
+        get async {
+            if let known = ifKnown { return known }
+            let found = await identities.appID(of: caller)
+            known.withLock { $0 = found }
+            return found
         }
     }
 }

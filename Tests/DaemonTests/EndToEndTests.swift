@@ -57,6 +57,31 @@ struct EndToEndTests {
         }
     }
 
+    @Test func replaceTakesOverPolitely() async throws {
+        try await withPrivateBus { bus in
+            let tree = try XDGTree()
+            let directory = try makeTemporaryDirectory(prefix: "openurld-replace")
+            let firstLog = open(directory + "/first", O_WRONLY | O_CREAT, 0o600)
+            defer { close(firstLog) }
+            let first = try await Binaries.startDaemon(on: bus, tree: tree, stderr: firstLog)
+            defer { Binaries.stop(first) }
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            let firstOwner = try await watcher.owner(of: DispatcherAPI.busName)
+            let second = try spawn(
+                Binaries.openurld, arguments: ["openurld", "--address", bus.address, "--replace"],
+                environment: tree.environment.map { "\($0.key)=\($0.value)" })
+            defer { Binaries.stop(second) }
+            // The first instance hands over and exits 0; the second owns the name.
+            let status = reap(first, within: .seconds(5))
+            #expect(status.map { $0 & 0x7F == 0 && ($0 >> 8) & 0xFF == 0 } == true, "first instance: \(String(describing: status))")
+            let newOwner = try await watcher.owner(of: DispatcherAPI.busName)
+            #expect(newOwner != nil && newOwner != firstOwner)
+            let logged = try String(contentsOfFile: directory + "/first", encoding: .utf8)
+            #expect(logged.contains("another instance took over org.openurld.Dispatcher1"))
+        }
+    }
+
     @Test func introspectionMatchesTheInterfaceXMLInTheRepository() async throws {
         try await withPrivateBus { bus in
             let pid = try await Binaries.startDaemon(on: bus, tree: try XDGTree(), stderr: 2)
