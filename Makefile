@@ -1,5 +1,5 @@
 # Convenience targets for people and packagers; the scripts do the work.
-.PHONY: all build run test clean
+.PHONY: all build run test bench clean
 
 all: build
 
@@ -12,6 +12,9 @@ run:
 
 test:
 	scripts/test
+
+bench:
+	bench/run
 
 clean:
 	rm -rf .build

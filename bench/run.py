@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""The openurld benchmark suite: one command, floors and peers in the same run.
+
+    bench/run            # full run, about 3 minutes on 2 cores
+    bench/run --quick    # smoke run, under 30 seconds (CI runs this)
+
+Starts a private dbus-daemon and a temporary XDG tree whose "browser" is a
+recorder, measures everything below, prints one table and writes
+bench/results.json and bench/RESULTS.md. Kills only the processes it started,
+by PID. Every figure comes from this run; ratios are against the floor
+measured in the same run. Latency rows are the median (p50) and p99 of
+sequential calls; "pinned" rows put the server and the client on different
+cores with taskset, "free" rows let the scheduler choose.
+"""
+import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+
+QUICK = "--quick" in sys.argv
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CALLS = 300 if QUICK else 4000
+LAUNCHES = 5 if QUICK else 25
+started = []  # PIDs we started, and only those are killed
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def start(cmd, env=None, wait_ready=True, stderr=subprocess.DEVNULL, cpu=None):
+    if cpu is not None and shutil.which("taskset"):
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    started.append(p)
+    if wait_ready:
+        line = p.stdout.readline()
+        if line.strip() != "ready":
+            raise SystemExit(f"bench: {cmd[0]} did not start: {line!r}")
+    return p
+
+
+def stop(p):
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    if p in started:
+        started.remove(p)
+
+
+def cleanup():
+    for p in list(started):
+        stop(p)
+
+
+class Env:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="openurld-bench.")
+        d = self.dir
+        for sub in ["config", "etc-xdg", "data/applications", "share/applications", "bin", "home"]:
+            os.makedirs(f"{d}/{sub}")
+        self.busbench = f"{d}/bin/busbench"
+        sh(["gcc", "-O2", "-o", self.busbench, f"{ROOT}/bench/c/busbench.c"] +
+           subprocess.check_output(["pkg-config", "--cflags", "--libs", "dbus-1"], text=True).split())
+        self.log = f"{d}/recorded"
+        with open(f"{d}/data/applications/browser.desktop", "w") as f:
+            f.write("[Desktop Entry]\nType=Application\nName=Browser\n"
+                    f"Exec={self.busbench} record {self.log} %u\n"
+                    "MimeType=x-scheme-handler/http;x-scheme-handler/https;\n")
+        # As on a real system: GLib does not see the entry without its cache.
+        sh(["update-desktop-database", f"{d}/data/applications"])
+        with open(f"{d}/bus.conf", "w") as f:
+            f.write(f"""<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>session</type><listen>unix:path={d}/bus</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
+<limit name="max_replies_per_connection">100000</limit><limit name="max_match_rules_per_connection">100000</limit>
+<limit name="max_incoming_bytes">1000000000</limit><limit name="max_outgoing_bytes">1000000000</limit>
+</busconfig>""")
+        self.bus_process = start(["dbus-daemon", f"--config-file={d}/bus.conf", "--nofork", "--print-address=1"],
+                                 wait_ready=False)
+        self.address = self.bus_process.stdout.readline().strip()
+        self.env = {
+            "HOME": f"{d}/home", "XDG_CONFIG_HOME": f"{d}/config", "XDG_CONFIG_DIRS": f"{d}/etc-xdg",
+            "XDG_DATA_HOME": f"{d}/data", "XDG_DATA_DIRS": f"{d}/share", "PATH": f"{d}/bin:/usr/bin:/bin",
+            "DBUS_SESSION_BUS_ADDRESS": self.address, "LANG": "C.UTF-8", "GIO_USE_VFS": "local",
+            # xdg-open only asks x-scheme-handler when it thinks there is a
+            # display; nothing here connects to it (the recorder is not an X client).
+            "DISPLAY": ":99",
+        }
+        self.bin = subprocess.check_output(["swift", "build", "-c", "release", "--static-swift-stdlib", "--show-bin-path"], cwd=ROOT, text=True).strip()
+
+    def daemon(self, extra=(), cpu=None):
+        """Starts the release openurld; returns (process, seconds from exec to owning the name)."""
+        cmd = [f"{self.bin}/openurld", "--address", self.address] + list(extra)
+        if cpu is not None and shutil.which("taskset"):
+            cmd = ["taskset", "-c", str(cpu)] + cmd
+        # The log goes to a file: a pipe nobody drains would fill and block the daemon.
+        log = open(f"{self.dir}/openurld.log", "w")
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, env=self.env, stdout=subprocess.DEVNULL, stderr=log)
+        started.append(p)
+        deadline = t0 + 10
+        while time.monotonic() < deadline:  # "<6>openurld … serving …" is logged once the name is owned
+            with open(f"{self.dir}/openurld.log") as f:
+                if "serving" in f.read():
+                    return p, time.monotonic() - t0
+            time.sleep(0.0002)
+        raise SystemExit("bench: openurld did not start")
+
+    def client(self, dest, path, iface, method, arg, calls, cpu=None):
+        cmd = [self.busbench, "client", self.address, dest, path, iface, method, arg, str(calls)]
+        if cpu is not None and shutil.which("taskset"):
+            cmd = ["taskset", "-c", str(cpu)] + cmd
+        n, p50, p99, seconds = subprocess.check_output(cmd, text=True).split()
+        return {"p50_us": float(p50), "p99_us": float(p99), "calls_per_s": int(n) / float(seconds)}
+
+    def throughput(self, dest, path, iface, method, arg, processes, calls):
+        cmd = [self.busbench, "client", self.address, dest, path, iface, method, arg, str(calls)]
+        t0 = time.monotonic()
+        ps = [subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) for _ in range(processes)]
+        total = sum(int(p.communicate()[0].split()[0]) for p in ps)
+        return total / (time.monotonic() - t0)
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+
+
+def row(rows, name, value, unit, floor=None, target=None, note=""):
+    ratio = value / floor if floor else None
+    rows.append({"measure": name, "value": round(value, 2), "unit": unit,
+                 "ratio": round(ratio, 2) if ratio else None, "target": target, "note": note})
+
+
+def main():
+    e = Env()
+    rows = []
+    DISP = ("org.openurld.Dispatcher1", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
+    PING = ("org.bench.Server", "/bench", "org.bench.Echo", "Ping")
+
+    # 1. Bus floor: C server, C client; and a C forwarder.
+    server = start([e.busbench, "server", e.address, "org.bench.Server"], cpu=1)
+    forwarder = start([e.busbench, "forwarder", e.address, "org.bench.Forward", "org.bench.Server"], cpu=1)
+    floor = e.client(*PING, "x", CALLS, cpu=0)
+    floor_free = e.client(*PING, "x", CALLS)
+    fwd_floor = e.client("org.bench.Forward", "/bench", "org.bench.Echo", "Ping", "x", CALLS, cpu=0)
+    floor_tp = {k: e.throughput(*PING, "x", k, CALLS // k) for k in (1, 4, 16)}
+    fwd_tp16 = e.throughput("org.bench.Forward", "/bench", "org.bench.Echo", "Ping", "x", 16, CALLS // 16)
+    row(rows, "bus floor p50 (C↔C, pinned)", floor["p50_us"], "µs")
+    row(rows, "bus floor p99 (C↔C, pinned)", floor["p99_us"], "µs")
+    row(rows, "bus floor p50 (C↔C, free)", floor_free["p50_us"], "µs")
+    for k, v in floor_tp.items():
+        row(rows, f"bus floor throughput, {k} clients", v, "calls/s")
+    row(rows, "forwarder floor p50 (C→C→C, pinned)", fwd_floor["p50_us"], "µs")
+    row(rows, "forwarder floor throughput, 16 clients", fwd_tp16, "calls/s")
+
+    # 2. In-daemon decision: refused by the fallback, no call out.
+    daemon, startup = e.daemon(["--max-handlers-per-client", "20000", "--max-handlers", "20000"], cpu=1)
+    idle_rss = rss_kib(daemon.pid)
+    decision = e.client(*DISP, "javascript:void(0)", CALLS, cpu=0)
+    decision_free = e.client(*DISP, "javascript:void(0)", CALLS)
+    decision_tp16 = e.throughput(*DISP, "javascript:void(0)", 16, CALLS // 16)
+    row(rows, "in-daemon decision p50 (pinned)", decision["p50_us"], "µs", floor["p50_us"], "≤ 1.5")
+    row(rows, "in-daemon decision p99 (pinned)", decision["p99_us"], "µs", floor["p99_us"])
+    row(rows, "in-daemon decision p50 (free)", decision_free["p50_us"], "µs", floor_free["p50_us"])
+    row(rows, "in-daemon decision throughput, 16 clients", decision_tp16, "calls/s", floor_tp[16], "≥ 0.7")
+
+    # 3. Forwarded to one handler answering handled; 4. chain depth.
+    depth = {}
+    for passing in (0, 7, 63):
+        handlers = start([e.busbench, "handlers", e.address, str(passing)])
+        result = e.client(*DISP, "https://bench.example/x", CALLS // (1 if passing == 0 else 4), cpu=0)
+        depth[passing + 1] = result["p50_us"]
+        if passing == 0:
+            row(rows, "forwarded to one handler p50 (pinned)", result["p50_us"], "µs", fwd_floor["p50_us"], "≤ 1.3")
+            tp = e.throughput(*DISP, "https://bench.example/x", 16, CALLS // 16)
+            row(rows, "forwarded to one handler throughput, 16 clients", tp, "calls/s", fwd_tp16, "≥ 0.7")
+        stop(handlers)
+    for n, v in depth.items():
+        row(rows, f"chain of {n} handler(s) p50", v, "µs")
+    row(rows, "cost per extra hop", (depth[64] - depth[1]) / 63, "µs", floor["p50_us"], note="ratio: hops per bus round trip")
+
+    # 5. Registry scale: other handlers that never match; one that handles.
+    handling = start([e.busbench, "handlers", e.address, "0"])
+    scale = {}
+    fillers = []
+    registered = 0
+    for size in (10, 1000, 10000):
+        if not QUICK or size <= 1000:
+            fillers.append(start([e.busbench, "filler", e.address, str(size - registered)]))
+            registered = size
+            scale[size] = e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"]
+    for size, v in scale.items():
+        row(rows, f"OpenURL p50 with {size} handlers registered", v, "µs", scale[10], "≤ 1.1 at 10000" if size == 10000 else None)
+    rss_registered = rss_kib(daemon.pid)
+
+    # 8. Footprint: dispatches must not grow memory.
+    dispatches = 20000 if QUICK else 100000
+    e.throughput(*DISP, "https://bench.example/x", 4, dispatches // 4)
+    rss_after = rss_kib(daemon.pid)
+    row(rows, "daemon start-up, exec to owning its name", startup * 1000, "ms")
+    row(rows, "daemon RSS idle", idle_rss / 1024, "MiB")
+    row(rows, f"daemon RSS with {registered + 1} handlers", rss_registered / 1024, "MiB")
+    row(rows, f"daemon RSS after {dispatches} more dispatches", rss_after / 1024, "MiB", rss_registered / 1024, "≈ 1")
+    for p in fillers + [handling]:
+        stop(p)
+
+    # 7. CLI start-up against dbus-send making the same call.
+    handling = start([e.busbench, "handlers", e.address, "0"])
+    def timed(cmd, runs):
+        times = []
+        for _ in range(runs):
+            t0 = time.monotonic()
+            subprocess.run(cmd, env=e.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            times.append(time.monotonic() - t0)
+        return statistics.median(times) * 1000
+    runs = 10 if QUICK else 60
+    dbus_send = timed(["dbus-send", "--session", "--print-reply", "--dest=org.openurld.Dispatcher1",
+                       "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1.OpenURL", "string:https://bench.example/x"], runs)
+    version = timed([f"{e.bin}/openurl", "--version"], runs)
+    one_url = timed([f"{e.bin}/openurl", "https://bench.example/x"], runs)
+    row(rows, "dbus-send --print-reply, one OpenURL (whole process)", dbus_send, "ms")
+    row(rows, "openurl --version (whole process)", version, "ms", dbus_send)
+    row(rows, "openurl URL, handled by a handler (whole process)", one_url, "ms", dbus_send, "≤ 1.5")
+    stop(handling)
+
+    # 6. Open through the default app: request → recorder has the URL.
+    def launch(cmd_for, runs):
+        delays, wholes = [], []
+        for i in range(runs):
+            url = f"https://launch.example/{cmd_for.__name__}/{i}/{time.monotonic_ns()}"
+            t0 = time.time_ns()
+            subprocess.run(cmd_for(url), env=e.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            whole = time.time_ns() - t0
+            deadline = time.monotonic() + 5
+            arrived = None
+            while arrived is None and time.monotonic() < deadline:
+                if os.path.exists(e.log):
+                    for line in open(e.log):
+                        stamp, got = line.split(" ", 1)
+                        if got.strip() == url:
+                            arrived = int(stamp)
+                if arrived is None:
+                    time.sleep(0.0005)
+            if arrived is None:
+                raise SystemExit(f"bench: {cmd_for(url)[0]} never delivered {url}")
+            delays.append((arrived - t0) / 1e6)
+            wholes.append(whole / 1e6)
+        return statistics.median(delays), statistics.median(wholes)
+    def openurl_daemon(url): return [f"{e.bin}/openurl", url]
+    def gio_open(url): return ["gio", "open", url]
+    def xdg_open(url): return ["xdg-open", url]
+    def dbus_call(url): return [e.busbench, "client", e.address, *DISP, url, "1"]
+    via_daemon = launch(openurl_daemon, LAUNCHES)
+    via_call = launch(dbus_call, LAUNCHES)
+    stop(daemon)
+    def openurl_direct(url): return [f"{e.bin}/openurl", url]
+    direct = launch(openurl_direct, LAUNCHES)
+    gio = launch(gio_open, LAUNCHES)
+    xdg = launch(xdg_open, LAUNCHES)
+    row(rows, "gio open: request → browser has the URL", gio[0], "ms")
+    row(rows, "xdg-open: request → browser has the URL", xdg[0], "ms")
+    row(rows, "openurl (daemon running): request → browser has the URL", via_daemon[0], "ms", gio[0], "≤ 0.5 of gio")
+    row(rows, "openurl (no daemon, direct): request → browser has the URL", direct[0], "ms", gio[0], "≤ 0.5 of gio")
+    row(rows, "one OpenURL D-Bus call from a C client process: request → browser has the URL", via_call[0], "ms", gio[0],
+        note="how apps using GIO (DBusActivatable) or the library reach openurld")
+    row(rows, "openurl (daemon running) vs xdg-open", via_daemon[0], "ms", xdg[0], "≤ 0.1 of xdg-open")
+    row(rows, "gio open (whole process)", gio[1], "ms")
+    row(rows, "xdg-open (whole process)", xdg[1], "ms")
+    row(rows, "openurl, daemon running (whole process)", via_daemon[1], "ms", gio[1])
+    row(rows, "openurl, direct (whole process)", direct[1], "ms", gio[1])
+
+    cleanup()
+    shutil.rmtree(e.dir, ignore_errors=True)
+    return rows
+
+
+def machine():
+    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "unknown CPU")
+    return f"{os.cpu_count()} cores, {model}"
+
+
+if __name__ == "__main__":
+    try:
+        t0 = time.monotonic()
+        rows = main()
+    finally:
+        cleanup()
+    elapsed = time.monotonic() - t0
+    lines = ["| measure | value | ratio to floor | target |", "| --- | ---: | ---: | --- |"]
+    for r in rows:
+        ratio = "" if r["ratio"] is None else f"{r['ratio']:.2f}"
+        lines.append(f"| {r['measure']} | {r['value']:,.2f} {r['unit']} | {ratio} | {r['target'] or ''}{(' ' + r['note']) if r['note'] else ''} |")
+    header = (f"Run on {time.strftime('%Y-%m-%d', time.gmtime())}, {machine()}, command "
+              f"`bench/run{' --quick' if QUICK else ''}`, {elapsed:.0f} s. Latencies: medians (p50) or p99 of "
+              f"sequential calls; launch rows: medians of {LAUNCHES} launches.")
+    table = "\n".join(lines)
+    print(header + "\n\n" + table)
+    out = "results-quick" if QUICK else "results"
+    with open(f"{ROOT}/bench/{out}.json", "w") as f:
+        json.dump({"date": time.strftime("%Y-%m-%d"), "machine": machine(), "quick": QUICK, "rows": rows}, f, indent=1)
+    if not QUICK:
+        # The table in bench/README.md is this run's, between the markers.
+        readme = f"{ROOT}/bench/README.md"
+        text = open(readme).read()
+        begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+        before, rest = text.split(begin, 1)
+        after = rest.split(end, 1)[1]
+        with open(readme, "w") as f:
+            f.write(before + begin + "\n" + header + "\n\n" + table + "\n" + end + after)
