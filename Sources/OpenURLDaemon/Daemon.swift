@@ -10,6 +10,7 @@ public enum Daemon {
     enum Stop: Sendable {
         case signal(Int32)
         case nameLost
+        case idle
         case disconnected(DBusError)
     }
 
@@ -60,12 +61,26 @@ public enum Daemon {
             return 1
         }
         logger.info("openurld \(DispatcherAPI.version) serving \(DispatcherAPI.busName) as \(connection.uniqueName)")
+        let idleWatch = options.idleExit.map { limit in
+            Task {
+                let step = min(max(limit / 4, .milliseconds(50)), .seconds(5))
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: step)
+                    if let idle = dispatcher.idleFor, idle >= limit { stop.yield(.idle) }
+                }
+            }
+        }
+        defer { idleWatch?.cancel() }
 
         for await reason in stops {
             switch reason {
             case .disconnected(let error):
                 logger.error("lost the bus connection (\(error.message)); exiting so that the service manager restarts openurld")
                 return 1
+            case .idle:
+                logger.info("idle for \(options.idleExit!) with no handlers; exiting (D-Bus activation restarts openurld)")
+                await finish(dispatcher, connection, options, releasing: true)
+                return 0
             case .nameLost:
                 logger.info("another instance took over \(DispatcherAPI.busName); finishing and exiting")
                 await finish(dispatcher, connection, options, releasing: false)

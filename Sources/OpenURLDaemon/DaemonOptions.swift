@@ -14,6 +14,9 @@ public struct DaemonOptions: Sendable, Equatable {
     public var maxHandlersPerClient = 64
     /// How many handlers all clients together may register.
     public var maxHandlers = 4096
+    /// Exit after this long with no handler registered and no walk in flight
+    /// (D-Bus activation brings the daemon back on the next call); `nil`: never.
+    public var idleExit: Duration?
 
     public init() {}
 
@@ -47,6 +50,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--walk-deadline": options.walkDeadline = try seconds(name, try value())
             case "--max-handlers-per-client": options.maxHandlersPerClient = try count(name, try value())
             case "--max-handlers": options.maxHandlers = try count(name, try value())
+            case "--idle-exit": options.idleExit = try seconds(name, try value())
             default: throw UsageError("unknown argument '\(argument)'")
             }
         }
@@ -72,6 +76,9 @@ public struct DaemonOptions: Sendable, Equatable {
                                    handlers one connection may register (default 64)
           --max-handlers N         handlers all connections together may
                                    register (default 4096)
+          --idle-exit SECS         exit after SECS with no handler registered and
+                                   no URL being opened (off by default; D-Bus
+                                   activation starts openurld again when needed)
           --replace                take the name over from a running instance
           -v, --verbose            log full URLs and debug messages
           --version                print the version and exit
@@ -80,7 +87,8 @@ public struct DaemonOptions: Sendable, Equatable {
         Logging goes to standard error with syslog priority prefixes (<3> to <7>),
         which journald understands.
 
-        Exit status: 0 after SIGTERM or SIGINT, 1 when the bus cannot be reached,
+        Exit status: 0 after SIGTERM or SIGINT, after --idle-exit, or when another
+        instance took over with --replace; 1 when the bus cannot be reached,
         the name is taken, or the connection drops; 2 on a usage error.
         """
 }

@@ -28,6 +28,8 @@ public final class Dispatcher: Sendable {
         var registry: HandlerRegistry<HandlerEndpoint>
         var walksInFlight = 0
         var draining = false
+        /// When the last walk ended or the handlers last changed.
+        var lastActivity = ContinuousClock.now
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -185,6 +187,7 @@ extension Dispatcher {
     }
 
     func handlersChanged() {
+        state.withLock { $0.lastActivity = .now }
         try? connection.emit("HandlersChanged", on: DispatcherAPI.dispatcherInterface, from: DispatcherAPI.objectPath)
     }
 
@@ -193,6 +196,7 @@ extension Dispatcher {
         state.withLock { state in
             guard !state.draining else { return false }
             state.walksInFlight += 1
+            state.lastActivity = .now
             return true
         }
     }
@@ -200,6 +204,7 @@ extension Dispatcher {
     func endWork() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.walksInFlight -= 1
+            state.lastActivity = .now
             guard state.walksInFlight == 0 else { return [] }
             defer { state.idleWaiters = [] }
             return state.idleWaiters
@@ -217,6 +222,14 @@ extension Dispatcher {
                 return false
             }
             if idle { continuation.resume() }
+        }
+    }
+
+    /// How long the dispatcher has had no handler and no walk, or `nil` when it has either.
+    public var idleFor: Duration? {
+        state.withLock { state in
+            guard state.walksInFlight == 0, state.registry.count == 0 else { return nil }
+            return .now - state.lastActivity
         }
     }
 

@@ -1,0 +1,115 @@
+import DBus
+import DispatcherAPI
+import Foundation
+import Spawn
+import Testing
+import TestSupport
+
+/// `make install`, the installed unit and service files, and D-Bus activation.
+@Suite(.timeLimit(.minutes(2)))
+struct InstallTests {
+    /// Installs the debug build with `make install-files`.
+    static func install(_ variables: [String]) async throws -> CommandResult {
+        let result = try await run(["make", "-s", "-C", Binaries.repository, "install-files", "BUILD_DIR=" + Binaries.directory] + variables)
+        #expect(result.status == 0, "make: \(result.stderr)")
+        return result
+    }
+
+    @Test func installHonoursDestdirAndSubstitutesPaths() async throws {
+        let destdir = try makeTemporaryDirectory(prefix: "openurld-destdir")
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        _ = try await Self.install(["DESTDIR=" + destdir, "PREFIX=/usr"])
+        let expected = [
+            "usr/bin/openurl", "usr/bin/openurld", "usr/lib/systemd/user/openurld.service",
+            "usr/share/applications/org.openurld.Dispatcher1.desktop",
+            "usr/share/dbus-1/interfaces/org.openurld.Dispatcher1.xml",
+            "usr/share/dbus-1/services/org.openurld.Dispatcher1.service",
+            "usr/share/man/man1/openurl.1", "usr/share/man/man8/openurld.8",
+        ]
+        let found = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }
+            .filter { !FileManager.default.fileExists(atPath: destdir + "/" + $0 + "/.") }.sorted()
+        #expect(found == expected)
+        let unit = try String(contentsOfFile: destdir + "/usr/lib/systemd/user/openurld.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/bin/openurld --idle-exit 300\n"))
+        let service = try String(contentsOfFile: destdir + "/usr/share/dbus-1/services/org.openurld.Dispatcher1.service", encoding: .utf8)
+        #expect(service.contains("Exec=/usr/bin/openurld --idle-exit 300\nSystemdService=openurld.service\n"))
+        let desktop = destdir + "/usr/share/applications/org.openurld.Dispatcher1.desktop"
+        #expect(try String(contentsOfFile: desktop, encoding: .utf8).contains("Exec=/usr/bin/openurl %U\n"))
+        for file in [unit, service, try String(contentsOfFile: desktop, encoding: .utf8)] {
+            #expect(!file.contains("@"), "an unsubstituted placeholder")
+        }
+        let validate = try await run(["desktop-file-validate", desktop])
+        #expect(validate.status == 0, "\(validate.stdout)")
+        let man = try await run(["man", "-l", destdir + "/usr/share/man/man1/openurl.1"], environment: ["MANWIDTH": "80", "PATH": "/usr/bin:/bin"])
+        #expect(man.stdout.contains("openurl - open URLs through the openurld dispatcher"))
+
+        let uninstall = try await run(["make", "-s", "-C", Binaries.repository, "uninstall", "DESTDIR=" + destdir, "PREFIX=/usr"])
+        #expect(uninstall.status == 0)
+        let left = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }
+            .filter { !FileManager.default.fileExists(atPath: destdir + "/" + $0 + "/.") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test func theInstalledUnitPassesSystemdAnalyzeVerify() async throws {
+        let prefix = try makeTemporaryDirectory(prefix: "openurld-prefix")
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        _ = try await Self.install(["PREFIX=" + prefix])
+        let runtime = try makeTemporaryDirectory(prefix: "openurld-runtime")
+        defer { try? FileManager.default.removeItem(atPath: runtime) }
+        // MANPATH: verify also checks that the Documentation= man pages exist.
+        let verify = try await run(
+            ["systemd-analyze", "--user", "verify", prefix + "/lib/systemd/user/openurld.service"],
+            environment: ["XDG_RUNTIME_DIR": runtime, "MANPATH": prefix + "/share/man", "PATH": "/usr/bin:/bin"])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+    }
+
+    /// The daemon is not running; the first call starts it through the
+    /// installed D-Bus service file; idle, it exits; the next call starts it again.
+    @Test func dbusActivationStartsTheDaemonAndIdleExitStopsIt() async throws {
+        let prefix = try makeTemporaryDirectory(prefix: "openurld-prefix")
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        _ = try await Self.install(["PREFIX=" + prefix, "IDLE_EXIT=1"])
+        let tree = try XDGTree()
+        try tree.app("browser.desktop", schemes: ["https"])
+        try await withPrivateBus(serviceDirectories: [prefix + "/share/dbus-1/services"], environment: tree.environment) { bus in
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            #expect(try await watcher.owner(of: DispatcherAPI.busName) == nil)
+            var environment = tree.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            let first = try await run([Binaries.openurl, "-v", "https://activated.example/"], environment: environment)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stderr.contains("(via openurld)"), "\(first.stderr)")
+            #expect(try await tree.waitForRecords(1).first?.arguments == ["https://activated.example/"])
+            let firstOwner = try #require(try await watcher.owner(of: DispatcherAPI.busName))
+
+            // Idle for a second with no handlers: it exits on its own.
+            var exited = false
+            for _ in 0..<100 {
+                if try await watcher.owner(of: DispatcherAPI.busName) == nil { exited = true; break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(exited, "still running after 5 s idle")
+
+            let second = try await run([Binaries.openurl, "-v", "https://reactivated.example/"], environment: environment)
+            #expect(second.status == 0 && second.stderr.contains("(via openurld)"), "\(second.stderr)")
+            let secondOwner = try await watcher.owner(of: DispatcherAPI.busName)
+            #expect(secondOwner != nil && secondOwner != firstOwner)
+        }
+    }
+
+    @Test func aRegisteredHandlerKeepsAnIdleDaemonAlive() async throws {
+        let prefix = try makeTemporaryDirectory(prefix: "openurld-prefix")
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        _ = try await Self.install(["PREFIX=" + prefix, "IDLE_EXIT=0.3"])
+        try await withPrivateBus(serviceDirectories: [prefix + "/share/dbus-1/services"], environment: try XDGTree().environment) { bus in
+            let app = try await bus.connect()
+            defer { app.close() }
+            let host = HandlerHost(client: DispatcherClient(connection: app))
+            _ = try await host.add(.init(schemes: ["https"])) { _, _ in .handled }  // activates the daemon
+            let owner = try await app.owner(of: DispatcherAPI.busName)
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await app.owner(of: DispatcherAPI.busName) == owner, "exited although a handler was registered")
+        }
+    }
+}
