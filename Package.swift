@@ -42,10 +42,11 @@ let package = Package(
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
 
-        .target(name: "TestSupport", dependencies: ["DBus", "Spawn"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DBus", "Spawn", "OpenURLDaemon", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "Routing", "TestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["OpenURL", "OpenURLCommand", "OpenURLDaemon", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
     ],

@@ -4,31 +4,30 @@ import Desktop
 import OpenURLDaemon
 import Routing
 import Synchronization
-import TestSupport
 
 /// A fallback that records what reached it and answers as told.
-final class RecordingSystemDefault: SystemDefault {
-    let opened = Mutex<[(url: String, token: String?)]>([])
+public final class RecordingSystemDefault: SystemDefault {
+    public let opened = Mutex<[(url: String, token: String?)]>([])
     let answer: FallbackResult
 
-    init(answer: FallbackResult = .opened(application: "recorder.desktop")) { self.answer = answer }
+    public init(answer: FallbackResult = .opened(application: "recorder.desktop")) { self.answer = answer }
 
-    func application(for url: ValidatedURL) -> String? { "recorder.desktop" }
-    func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+    public func application(for url: ValidatedURL) -> String? { "recorder.desktop" }
+    public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
         opened.withLock { $0.append((url.text, activationToken)) }
         return answer
     }
-    var urls: [String] { opened.withLock { $0.map(\.url) } }
+    public var urls: [String] { opened.withLock { $0.map(\.url) } }
 }
 
 /// The real dispatcher serving on a private bus, plus helpers to act as its clients.
-struct DaemonHarness {
-    let bus: PrivateBus
-    let daemon: Connection
-    let dispatcher: Dispatcher
-    let fallback: RecordingSystemDefault
+public struct DaemonHarness: Sendable {
+    public let bus: PrivateBus
+    public let daemon: Connection
+    public let dispatcher: Dispatcher
+    public let fallback: RecordingSystemDefault
 
-    static func with(
+    public static func with(
         handlerTimeout: Duration = .seconds(5), walkDeadline: Duration = .seconds(20),
         limits: HandlerRegistry<HandlerEndpoint>.Limits = .init(),
         fallback: RecordingSystemDefault = RecordingSystemDefault(),
@@ -49,17 +48,17 @@ struct DaemonHarness {
     }
 
     /// Calls a Dispatcher1 method from `client`.
-    func call(_ client: Connection, _ member: MemberName, _ arguments: [Value] = [], timeout: Duration = .seconds(25))
+    public func call(_ client: Connection, _ member: MemberName, _ arguments: [Value] = [], timeout: Duration = .seconds(25))
         async throws -> [Value]
     {
         try await client.call(DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, member, arguments, timeout: timeout)
     }
 
-    func open(_ client: Connection, _ url: String) async throws -> Bool {
+    public func open(_ client: Connection, _ url: String) async throws -> Bool {
         try await call(client, "OpenURL", [.string(url)]).decode(Bool.self)
     }
 
-    func openWithOptions(_ client: Connection, _ url: String, _ options: [String: Variant] = [:]) async throws -> (Bool, [String: Variant]) {
+    public func openWithOptions(_ client: Connection, _ url: String, _ options: [String: Variant] = [:]) async throws -> (Bool, [String: Variant]) {
         try await call(client, "OpenURLWithOptions", [.string(url), options.dbusValue]).decode(Bool.self, [String: Variant].self)
     }
 
@@ -68,7 +67,7 @@ struct DaemonHarness {
     /// - Parameter results: the reply types the object declares; anything but
     ///   `ss` makes a misbehaving handler.
     @discardableResult
-    func register(
+    public func register(
         _ client: Connection, path: ObjectPath = "/handler", _ spec: [String: Variant],
         results: [Argument] = [Argument("result", .string), Argument("url", .string)],
         answer: @escaping @Sendable (String, [String: Variant]) async -> [Value]
@@ -84,15 +83,15 @@ struct DaemonHarness {
         return try await call(client, "RegisterHandler", [.objectPath(path), spec.dbusValue]).decode(UInt32.self)
     }
 
-    func handlers(_ client: Connection) async throws -> [[String: Variant]] {
+    public func handlers(_ client: Connection) async throws -> [[String: Variant]] {
         try await call(client, "ListHandlers").decode([[String: Variant]].self)
     }
 }
 
 /// `HandleURL` answers.
-func answer(_ result: String, _ url: String = "") -> [Value] { [.string(result), .string(url)] }
+public func answer(_ result: String, _ url: String = "") -> [Value] { [.string(result), .string(url)] }
 
-func spec(_ schemes: [String], hosts: [String] = [], priority: Int32 = 0, scope: String = "session", name: String = "") -> [String: Variant] {
+public func spec(_ schemes: [String], hosts: [String] = [], priority: Int32 = 0, scope: String = "session", name: String = "") -> [String: Variant] {
     var spec: [String: Variant] = ["schemes": Variant(schemes), "priority": Variant(priority), "scope": Variant(scope)]
     if !hosts.isEmpty { spec["hosts"] = Variant(hosts) }
     if !name.isEmpty { spec["name"] = Variant(name) }

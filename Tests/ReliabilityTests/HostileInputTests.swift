@@ -1,0 +1,129 @@
+import DBus
+import Desktop
+import DispatcherAPI
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// Hostile URLs and misbehaving peers against the real dispatcher and its
+/// real fallback, with recorder apps in a temporary XDG tree.
+@Suite(.timeLimit(.minutes(2)))
+struct HostileInputTests {
+    static let reaper = ChildReaper()
+
+    func withDaemon(_ tree: XDGTree, handlerTimeout: Duration = .seconds(5), _ body: (DaemonHarness) async throws -> Void) async throws {
+        try await DaemonHarness.with(handlerTimeout: handlerTimeout, systemDefault: { connection in
+            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        }, body)
+    }
+
+    @Test func hostileURLsAreRefusedWithAReasonAndNothingIsLaunched() async throws {
+        let tree = try XDGTree()
+        try tree.app("browser.desktop", schemes: ["http", "https", "javascript", "data", "vbscript", "file"])
+        try await withDaemon(tree) { d in
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            let refused: [String] = [
+                "", " ", "\t", "http://x/\n", "http://x/\u{1B}[31m", "http://x/\u{202E}fdp.exe", "http://x/\u{200B}",
+                "1http://x", "--help", "-oProxyCommand=x", "--gpu-launcher=x",
+                "https://e.com/" + String(repeating: "a", count: 32 * 1024 - 13),
+                "https://e.com/" + String(repeating: "a", count: 10_000_000),
+            ]
+            for url in refused {
+                let error = await #expect(throws: DBusError.self) { try await d.open(client, url) }
+                #expect(error?.name == .invalidArgs, "\(url.prefix(40))")
+            }
+            let fallbackRefuses = ["javascript:alert(1)", "data:text/html,<script>", "vbscript:msgbox", "file:///etc/passwd"]
+            for url in fallbackRefuses {
+                let (accepted, result) = try await d.openWithOptions(client, url)
+                #expect(!accepted && result["outcome"] == Variant("refused"), "\(url)")
+            }
+            // Exactly at the limit is fine, and arrives intact.
+            let atLimit = "https://e.com/" + String(repeating: "a", count: 32 * 1024 - 14)
+            #expect(try await d.open(client, atLimit))
+            // "http:" with nothing after is a valid URI; it is opened as given.
+            #expect(try await d.open(client, "http:"))
+            let records = try await tree.waitForRecords(2)
+            #expect(Set(records.map(\.arguments)) == [[atLimit], ["http:"]])
+        }
+    }
+
+    @Test func aHandlerThatRepliesTwiceOrGrowsTheURLCostsOnlyItsTurn() async throws {
+        let tree = try XDGTree()
+        try tree.app("browser.desktop", schemes: ["https"])
+        try await withDaemon(tree) { d in
+            let rogue = try await d.bus.connect()
+            defer { rogue.close() }
+            // Registered first, asked last: it sees the URL after the grower passed
+            // it on, and answers twice (an extra method return, then the normal one).
+            rogue.export([ExportedInterface(DispatcherAPI.handlerInterface, methods: [
+                ExportedMethod(
+                    "HandleURL", arguments: [Argument("url", .string), Argument("context", .dictionary(key: .string, value: .variant))],
+                    results: [Argument("result", .string), Argument("url", .string)]
+                ) { [rogue] call throws(DBusError) in
+                    rogue.send(try Message.reply(to: call.message, arguments: answer("discarded")))
+                    return answer("systemAction")
+                },
+            ])], at: "/twice")
+            _ = try await d.call(rogue, "RegisterHandler", [.objectPath("/twice"), spec(["https"], name: "replies twice").dbusValue])
+            let grower = try await d.bus.connect()
+            defer { grower.close() }
+            try await d.register(grower, path: "/grow", spec(["https"], name: "grows")) { url, _ in
+                answer("systemAction", url + String(repeating: "x", count: 40_000))
+            }
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            let (accepted, result) = try await d.openWithOptions(client, "https://grow.example/")
+            // The first reply (discarded) is the one that counts; the second is dropped.
+            #expect(!accepted && result["outcome"] == Variant("discarded") && result["handler"] == Variant(UInt32(1)))
+            #expect(result["url"] == Variant("https://grow.example/"), "the oversized rewrite was ignored")
+            // The daemon keeps serving after the stray reply.
+            #expect(try await d.handlers(client).count == 2)
+            #expect(tree.recorded().isEmpty)
+        }
+    }
+
+    @Test func tenThousandRegistrationsHitTheLimitAndOthersAreUnaffected() async throws {
+        try await DaemonHarness.with { d in
+            let greedy = try await d.bus.connect()
+            defer { greedy.close() }
+            var refusals = 0
+            for i in 0..<10_000 {
+                do {
+                    _ = try await d.call(greedy, "RegisterHandler", [.objectPath(ObjectPath(trusted: "/h\(i)")), spec(["https"]).dbusValue])
+                } catch let error as DBusError {
+                    #expect(error.name == .limitsExceeded)
+                    refusals += 1
+                }
+            }
+            #expect(refusals == 10_000 - 64)
+            let modest = try await d.bus.connect()
+            defer { modest.close() }
+            try await d.register(modest, spec(["https"], name: "modest")) { _, _ in answer("handled") }
+            #expect(try await d.handlers(modest).count == 65)
+        }
+    }
+
+    @Test func callersThatLeaveBeforeTheirAnswerLoseNothingForOthers() async throws {
+        try await DaemonHarness.with(handlerTimeout: .seconds(2)) { d in
+            let slow = try await d.bus.connect()
+            defer { slow.close() }
+            try await d.register(slow, spec(["https"])) { _, _ in
+                try? await Task.sleep(for: .milliseconds(300))
+                return answer("handled")
+            }
+            for _ in 0..<20 {
+                let impatient = try await d.bus.connect()
+                let message = try Message.methodCall(
+                    destination: DispatcherAPI.busName, path: DispatcherAPI.objectPath,
+                    interface: DispatcherAPI.dispatcherInterface, member: "OpenURL", arguments: [.string("https://x/")])
+                impatient.send(message)
+                impatient.close()
+            }
+            let patient = try await d.bus.connect()
+            defer { patient.close() }
+            #expect(try await d.open(patient, "https://x/"))
+        }
+    }
+}
