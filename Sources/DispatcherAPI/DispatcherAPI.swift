@@ -6,10 +6,15 @@ public enum DispatcherAPI {
     /// The package version, reported by `--version` and the `Version` property.
     public static let version = "0.1.0"
 
+    /// The well-known name the daemon owns on the session bus.
     public static let busName: BusName = "org.openurld.Dispatcher1"
+    /// The object that serves the interfaces.
     public static let objectPath: ObjectPath = "/org/openurld/Dispatcher1"
+    /// The dispatcher's interface: OpenURL, RegisterHandler, Explain, …
     public static let dispatcherInterface: InterfaceName = "org.openurld.Dispatcher1"
+    /// The interface handlers implement: HandleURL.
     public static let handlerInterface: InterfaceName = "org.openurld.Handler1"
+    /// The freedesktop Application interface, for DBusActivatable launching.
     public static let applicationInterface: InterfaceName = "org.freedesktop.Application"
     /// The dispatcher's own desktop file ID; the fallback never launches it.
     public static let desktopID = "org.openurld.Dispatcher1.desktop"

@@ -8,6 +8,9 @@ public struct OpenURLOptions: Sendable {
     /// and the launched application, so that its window may take focus.
     public var activationToken: String?
 
+    /// Options for opening a URL.
+    /// - Parameter activationToken: from the user's click, when the caller has one
+    ///   (e.g. `XDG_ACTIVATION_TOKEN` it was started with).
     public init(activationToken: String? = nil) { self.activationToken = activationToken }
 }
 

@@ -13,6 +13,7 @@ public struct URLHandlerMatch: Sendable, Equatable {
         case caller
     }
 
+    /// Schemes, e.g. `["https", "http"]`, or `["*"]` for every scheme.
     public var schemes: [String]
     /// `example.com` or `*.example.com`; empty means any host.
     public var hosts: [String]
@@ -20,10 +21,14 @@ public struct URLHandlerMatch: Sendable, Equatable {
     public var paths: [String]
     /// Higher is asked first; default 0.
     public var priority: Int32
+    /// Whether the handler is asked for every program's URLs or only this process's.
     public var scope: Scope
     /// A name for `openurl handlers` and the log.
     public var name: String
 
+    /// Describes which URLs a handler wants.
+    ///
+    ///     URLHandlerMatch(schemes: ["https"], hosts: ["*.example.com"], paths: ["/issues/**"], name: "issues")
     public init(schemes: [String], hosts: [String] = [], paths: [String] = [], priority: Int32 = 0, scope: Scope = .session, name: String = "") {
         self.schemes = schemes
         self.hosts = hosts
