@@ -118,6 +118,28 @@ extension KeyFile {
         return items.map { unescape($0) }.filter { !$0.isEmpty }
     }
 
+    /// Writes `items` as a `;`-terminated list that `list(_:)` reads back
+    /// exactly: `\\`, `;`, newlines, tabs, carriage returns and a leading space
+    /// are escaped.
+    public static func listValue(_ items: [String]) -> String {
+        items.map { item in
+            var escaped = ""
+            for (index, character) in item.enumerated() {
+                switch character {
+                case "\\": escaped += "\\\\"
+                case ";": escaped += "\\;"
+                case "\n": escaped += "\\n"
+                case "\t": escaped += "\\t"
+                case "\r": escaped += "\\r"
+                case "\r\n": escaped += "\\r\\n"
+                case " " where index == 0: escaped += "\\s"
+                default: escaped.append(character)
+                }
+            }
+            return escaped + ";"
+        }.joined()
+    }
+
     /// Reads a `boolean` value (`true` or `false`; GLib also accepts 1 and 0).
     public static func boolean(_ value: String?) -> Bool? {
         switch value {

@@ -32,7 +32,8 @@ public struct MimeAppsEditor: Sendable {
     }
 
     private mutating func setDefaults(_ ids: [String], for mimeType: String) {
-        let value = ids.map { $0 + ";" }.joined()
+        // Escaped again: the IDs were read through KeyFile.list, which unescapes.
+        let value = KeyFile.listValue(ids)
         if let line = findLine(mimeType) {
             if ids.isEmpty {
                 text.removeSubrange(line.whole)

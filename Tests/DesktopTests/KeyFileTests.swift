@@ -41,6 +41,25 @@ import Testing
         #expect(KeyFile.boolean("true") == true && KeyFile.boolean("0") == false && KeyFile.boolean("yes") == nil)
     }
 
+    @Test(arguments: [
+        ["a.desktop"], ["a;b.desktop", "c\\d", "line\nbreak", " lead", "tab\tx", "cr\ry"], [], ["\u{0}x"],
+    ])
+    func listValuesReadBackExactly(_ items: [String]) throws {
+        let file = try KeyFile(parsing: "[G]\nk=" + KeyFile.listValue(items) + "\n")
+        #expect(KeyFile.list(file.group("G")!.value("k")!) == items.filter { !$0.isEmpty })
+    }
+
+    /// Found by scripts/fuzz: escaped characters in existing defaults were
+    /// written back unescaped, and an escaped newline broke the file.
+    @Test func theEditorKeepsEscapedEntriesIntact() throws {
+        let original = "[Default Applications]\nx-scheme-handler/https=odd\\nname.desktop;semi\\;colon.desktop;\n"
+        var editor = try MimeAppsEditor(original)
+        editor.makeDefault("org.openurld.Dispatcher1.desktop", for: "x-scheme-handler/https", previous: nil)
+        #expect(editor.text == "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;odd\\nname.desktop;semi\\;colon.desktop;\n")
+        editor.removeDefault("org.openurld.Dispatcher1.desktop", for: "x-scheme-handler/https")
+        #expect(editor.text == original)
+    }
+
     @Test func baseDirectoriesFollowTheSpec() {
         let defaults = BaseDirectories(environment: ["HOME": "/home/u"])
         #expect(defaults.configHome == "/home/u/.config")
