@@ -13,6 +13,10 @@
 //   openurld, openurl  main.swift: wiring only
 import PackageDescription
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 let package = Package(
     name: "openurld",
     products: [
@@ -52,3 +56,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets have no main (libFuzzer supplies it), so they exist only when
+// scripts/fuzz asks for them: OPENURLD_FUZZ=1 swift build --sanitize=fuzzer.
+if getenv("OPENURLD_FUZZ") != nil {
+    package.targets += [
+        .executableTarget(name: "fuzz-url", dependencies: ["Routing"], path: "Tests/Fuzz/FuzzURL"),
+        .executableTarget(name: "fuzz-exec", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzExec"),
+        .executableTarget(name: "fuzz-keyfile", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzKeyFile"),
+        .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),
+    ]
+}

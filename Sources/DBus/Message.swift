@@ -127,6 +127,33 @@ extension Message {
         return Message(adopting: raw)
     }
 
+    /// Parses a message from its wire format, as libdbus would receive it.
+    /// - Throws: `InvalidArgs` when the bytes are not a valid message.
+    /// The corresponding C function is `dbus_message_demarshal`.
+    public static func demarshal(_ bytes: [UInt8]) throws(DBusError) -> Message {
+        _ = LibDBus.ready
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        let raw = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(clamping: $0.count), &error) }
+        }
+        guard let raw else {
+            let failure = LibDBus.take(&error)
+            throw .invalidArgs(failure.message)
+        }
+        return Message(adopting: raw)
+    }
+
+    /// The message in its wire format.
+    /// The corresponding C function is `dbus_message_marshal`.
+    public func marshal() -> [UInt8] {
+        var pointer: UnsafeMutablePointer<CChar>?
+        var length: Int32 = 0
+        guard dbus_message_marshal(raw, &pointer, &length) != 0, let pointer else { return [] }
+        defer { dbus_free(pointer) }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
+    }
+
     /// Marks the message so that no reply is sent to it.
     func setNoReply() { dbus_message_set_no_reply(raw, 1) }
 
