@@ -127,3 +127,60 @@ struct HostileInputTests {
         }
     }
 }
+
+/// Faults around the daemon process itself.
+@Suite(.timeLimit(.minutes(1)))
+struct DaemonFaultTests {
+    @Test func losingTheBusExitsNonZeroWithAClearLogAndNeverSpins() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let tree = try XDGTree()
+        let log = try makeTemporaryDirectory(prefix: "openurld-fault") + "/log"
+        let logFD = open(log, O_WRONLY | O_CREAT, 0o600)
+        defer { close(logFD) }
+        let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: logFD)
+        defer { Binaries.stop(daemon) }
+        kill(bus.pid, SIGKILL)  // the bus goes away under the daemon
+        let status = reap(daemon, within: .seconds(5))
+        #expect(status.map { $0 & 0x7F == 0 && ($0 >> 8) & 0xFF == 1 } == true, "exit status \(String(describing: status))")
+        let logged = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(logged.contains("<3>lost the bus connection"), "\(logged)")
+    }
+
+    @Test func aDesktopFileWithANonUTF8NameNeverReachesTheBusUnvalidated() async throws {
+        let tree = try XDGTree()
+        // Name= with bytes that are not UTF-8; it goes into the scope's Description.
+        let bytes: [UInt8] = Array("[Desktop Entry]\nType=Application\nName=bad ".utf8) + [0xFF, 0xFE, 0xC3] + Array("\nExec=recorder bad %u\nMimeType=x-scheme-handler/https;\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: tree.root + "/data/applications/bad.desktop"))
+        try await DaemonHarness.with(systemDefault: { connection in
+            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: HostileInputTests.reaper)
+        }) { d in
+            let systemd = try await d.bus.connect()
+            defer { systemd.close() }
+            let descriptions = Mutex<[String]>([])
+            systemd.export([ExportedInterface("org.freedesktop.systemd1.Manager", methods: [
+                ExportedMethod(
+                    "StartTransientUnit",
+                    arguments: [Argument("name", .string), Argument("mode", .string),
+                                Argument("properties", .array(.structure([.string, .variant]))),
+                                Argument("aux", .array(.structure([.string, .array(.structure([.string, .variant]))])))],
+                    results: [Argument("job", .objectPath)]
+                ) { call in
+                    if case .array(_, let properties) = call.arguments[2] {
+                        for case .structure(let fields) in properties where fields[0] == .string("Description") {
+                            if case .variant(.string(let text)) = fields[1] { descriptions.withLock { $0.append(text) } }
+                        }
+                    }
+                    return [.objectPath("/job/1")]
+                },
+            ])], at: "/org/freedesktop/systemd1")
+            #expect(try await systemd.requestName("org.freedesktop.systemd1") == .primaryOwner)
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            #expect(try await d.open(client, "https://x/"))
+            #expect(try await tree.waitForRecords(1).first?.app == "bad")
+            #expect(descriptions.withLock { $0 } == ["bad \u{FFFD}\u{FFFD}\u{FFFD} launched by openurld"])
+            #expect(try await d.open(client, "https://still-serving/"))
+        }
+    }
+}
