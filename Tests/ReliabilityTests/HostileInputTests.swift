@@ -184,3 +184,56 @@ struct DaemonFaultTests {
         }
     }
 }
+
+/// One client floods the dispatcher while another keeps using it.
+@Suite(.timeLimit(.minutes(2)))
+struct FloodTests {
+    static func p50(_ samples: [Duration]) -> Duration { samples.sorted()[samples.count / 2] }
+
+    /// Calls in the flood: 20 000 in the normal run; the long run is
+    /// `OPENURLD_FLOOD_CALLS=100000 swift test --filter FloodTests`.
+    static let calls = Int(ProcessInfo.processInfo.environment["OPENURLD_FLOOD_CALLS"] ?? "") ?? 20_000
+
+    /// The flooding client sends as fast as its round trips allow (four
+    /// streams of calls in flight); the other client's median latency must
+    /// stay within 5× its median on an idle daemon.
+    @Test func anotherClientStaysServedDuringAFlood() async throws {
+        try await DaemonHarness.with { d in
+            let flooder = try await d.bus.connect()
+            let other = try await d.bus.connect()
+            defer { flooder.close(); other.close() }
+            let clock = ContinuousClock()
+            func sample(_ count: Int) async throws -> [Duration] {
+                var latencies: [Duration] = []
+                for _ in 0..<count {
+                    let start = clock.now
+                    _ = try await d.open(other, "javascript:void(0)")
+                    latencies.append(clock.now - start)
+                }
+                return latencies
+            }
+            let idle = Self.p50(try await sample(200))
+            let flood = Task {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            var sent = 0
+                            for _ in 0..<(Self.calls / 4) {
+                                _ = try await d.open(flooder, "javascript:flood")
+                                sent += 1
+                            }
+                            return sent
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let busy = Self.p50(try await sample(200))
+            let flooded = try await flood.value
+            #expect(flooded == Self.calls / 4 * 4)
+            #expect(busy <= idle * 5, "p50 idle \(idle), during the flood \(busy)")
+            print("flood: other client's p50 \(idle) idle, \(busy) during a \(flooded)-call flood")
+        }
+    }
+}
