@@ -45,13 +45,23 @@ public final class DesktopDatabase: Sendable {
 
     /// The catalog as the tree is now; re-read only when a directory, a
     /// `mimeapps.list` or a desktop file changed.
-    public func catalog() -> ApplicationCatalog {
-        let (files, directories) = scan()
-        let signature = (directories + files.map(\.path) + mimeAppsPaths().map(\.path)).flatMap(FileSystem.signature)
-        if let cached = cache.withLock({ $0 }), cached.signature == signature { return cached.catalog }
-        let catalog = ApplicationCatalog(levels: loadLevels(), entries: loadEntries(files))
-        cache.withLock { $0 = (signature, catalog) }
-        return catalog
+    ///
+    /// When the system runs out of resources while reading (no file
+    /// descriptor left), the last catalog read in full is used, and a partial
+    /// read is never cached: it would describe the shortage, not the tree.
+    /// - Throws: `ResourceExhausted` when there is no earlier catalog to use.
+    public func catalog() throws(ResourceExhausted) -> ApplicationCatalog {
+        do {
+            let (files, directories) = try scan()
+            let signature = (directories + files.map(\.path) + mimeAppsPaths().map(\.path)).flatMap(FileSystem.signature)
+            if let cached = cache.withLock({ $0 }), cached.signature == signature { return cached.catalog }
+            let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files))
+            cache.withLock { $0 = (signature, catalog) }
+            return catalog
+        } catch {
+            if let cached = cache.withLock({ $0 }) { return cached.catalog }
+            throw error
+        }
     }
 
     /// Every `mimeapps.list` path in lookup order, with its level's properties.
@@ -65,19 +75,21 @@ public final class DesktopDatabase: Sendable {
         }
     }
 
-    private func loadLevels() -> [MimeAppsList] {
-        mimeAppsPaths().compactMap { path, isDesktopSpecific, scope in
-            guard let text = FileSystem.read(path), let keyFile = try? KeyFile(parsing: text) else { return nil }
+    private func loadLevels() throws(ResourceExhausted) -> [MimeAppsList] {
+        var levels: [MimeAppsList] = []
+        for (path, isDesktopSpecific, scope) in mimeAppsPaths() {
+            guard let text = try FileSystem.read(path), let keyFile = try? KeyFile(parsing: text) else { continue }
             var list = MimeAppsList(keyFile, isDesktopSpecific: isDesktopSpecific, scope: scope)
             if quirks.contains(.dataHomeRemovalsSkipOwnDirectory), path.hasPrefix(base.dataHome.trimmingSlash + "/applications/") {
                 list.removalScope = 1
             }
-            return list
+            levels.append(list)
         }
+        return levels
     }
 
     /// Desktop files below each applications directory, with their IDs.
-    private func scan() -> (files: [(id: String, path: String, directoryIndex: Int)], directories: [String]) {
+    private func scan() throws(ResourceExhausted) -> (files: [(id: String, path: String, directoryIndex: Int)], directories: [String]) {
         var files: [(String, String, Int)] = []
         var directories: [String] = []
         for (index, root) in base.applicationDirectories.enumerated() {
@@ -85,7 +97,7 @@ public final class DesktopDatabase: Sendable {
             while let (relative, depth) = pending.popLast() {
                 let directory = relative.isEmpty ? root : root + "/" + relative
                 directories.append(directory)
-                for (name, isDirectory) in FileSystem.list(directory) {
+                for (name, isDirectory) in try FileSystem.list(directory) {
                     let child = relative.isEmpty ? name : relative + "/" + name
                     if isDirectory {
                         if depth < 8 { pending.append((child, depth + 1)) }  // bounded: symlink loops exist
@@ -98,14 +110,16 @@ public final class DesktopDatabase: Sendable {
         return (files, directories)
     }
 
-    private func loadEntries(_ files: [(id: String, path: String, directoryIndex: Int)]) -> [String: ApplicationCatalog.Installed] {
+    private func loadEntries(_ files: [(id: String, path: String, directoryIndex: Int)]) throws(ResourceExhausted)
+        -> [String: ApplicationCatalog.Installed]
+    {
         var seen = Set<String>()
         var entries: [String: ApplicationCatalog.Installed] = [:]
         for file in files.sorted(by: { ($0.directoryIndex, $0.path) < ($1.directoryIndex, $1.path) }) {
             // The first file with an ID decides, even when it is Hidden or broken:
             // a user's Hidden=true copy removes the system's entry.
             guard seen.insert(file.id).inserted else { continue }
-            guard let text = FileSystem.read(file.path), let keyFile = try? KeyFile(parsing: text),
+            guard let text = try FileSystem.read(file.path), let keyFile = try? KeyFile(parsing: text),
                 var entry = DesktopEntry(id: file.id, path: file.path, keyFile: keyFile)
             else { continue }
             if entry.hidden {

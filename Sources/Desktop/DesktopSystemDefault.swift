@@ -28,12 +28,18 @@ public final class DesktopSystemDefault: SystemDefault {
 
     public func application(for url: ValidatedURL) -> String? {
         guard Self.refusedSchemes[url.scheme] == nil else { return nil }
-        return entry(for: url)?.id
+        return (try? entry(for: url))?.id
     }
 
     public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
         if let reason = Self.refusedSchemes[url.scheme] { return .refused(reason: reason) }
-        guard let entry = entry(for: url) else {
+        let found: DesktopEntry?
+        do {
+            found = try entry(for: url)
+        } catch {
+            return .launchFailed(application: nil, reason: "cannot read the application directories: \(error)")
+        }
+        guard let entry = found else {
             return .noApplication(reason: "no application is set up for x-scheme-handler/\(url.scheme)")
         }
         do {
@@ -44,7 +50,7 @@ public final class DesktopSystemDefault: SystemDefault {
         }
     }
 
-    private func entry(for url: ValidatedURL) -> DesktopEntry? {
-        database.catalog().defaultApplication(for: "x-scheme-handler/" + url.scheme, system: system)
+    private func entry(for url: ValidatedURL) throws(ResourceExhausted) -> DesktopEntry? {
+        try database.catalog().defaultApplication(for: "x-scheme-handler/" + url.scheme, system: system)
     }
 }

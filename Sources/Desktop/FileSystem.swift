@@ -1,5 +1,17 @@
 import Glibc
 
+/// The system ran out of something (descriptors, memory) while reading the
+/// XDG tree: unlike a missing file, this says nothing about the tree.
+public struct ResourceExhausted: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: Int32
+    public var description: String { String(cString: strerror(code)) }
+
+    /// Throws when `errno` reports exhaustion rather than absence.
+    static func check(_ code: Int32) throws(ResourceExhausted) {
+        if code == EMFILE || code == ENFILE || code == ENOMEM { throw ResourceExhausted(code: code) }
+    }
+}
+
 /// Small, bounded file-system reads for the XDG loaders.
 enum FileSystem {
     /// Files larger than this are not configuration; they are skipped.
@@ -7,9 +19,13 @@ enum FileSystem {
 
     /// The file's text, or `nil` when it is missing, unreadable, not a regular
     /// file, or larger than `maximumFileSize`.
-    static func read(_ path: String) -> String? {
+    /// - Throws: `ResourceExhausted` when the file could not be opened for lack of resources.
+    static func read(_ path: String) throws(ResourceExhausted) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            try ResourceExhausted.check(errno)
+            return nil
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumFileSize else { return nil }
@@ -25,9 +41,13 @@ enum FileSystem {
         return String(decoding: bytes[..<total], as: UTF8.self)
     }
 
-    /// Names in a directory (no `.` and `..`), or `[]`.
-    static func list(_ directory: String) -> [(name: String, isDirectory: Bool)] {
-        guard let handle = opendir(directory) else { return [] }
+    /// Names in a directory (no `.` and `..`); `[]` when it does not exist or cannot be read.
+    /// - Throws: `ResourceExhausted` when it could not be opened for lack of resources.
+    static func list(_ directory: String) throws(ResourceExhausted) -> [(name: String, isDirectory: Bool)] {
+        guard let handle = opendir(directory) else {
+            try ResourceExhausted.check(errno)
+            return []
+        }
         defer { closedir(handle) }
         var result: [(String, Bool)] = []
         while let entry = readdir(handle) {

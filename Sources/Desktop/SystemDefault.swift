@@ -6,8 +6,9 @@ public enum FallbackResult: Sendable, Equatable {
     case opened(application: String)
     /// No application is set up for the scheme.
     case noApplication(reason: String)
-    /// The application was found but could not be started.
-    case launchFailed(application: String, reason: String)
+    /// The application could not be started (`nil`: the system could not
+    /// even read which one it is, e.g. with no file descriptor left).
+    case launchFailed(application: String?, reason: String)
     /// The fallback does not open URLs like this one.
     case refused(reason: String)
 }

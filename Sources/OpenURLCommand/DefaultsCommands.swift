@@ -7,7 +7,7 @@ struct DefaultsCommands {
     static let dispatcherID = "org.openurld.Dispatcher1.desktop"
 
     func show(_ schemes: [String]) -> ExitStatus {
-        let catalog = DesktopDatabase(environment: environment).catalog()
+        guard let catalog = readCatalog() else { return .rejected }
         let system = DesktopDatabase.system(path: environment["PATH"])
         let rows = schemes.map { scheme in
             [scheme, catalog.defaultApplication(for: "x-scheme-handler/" + scheme, system: system)?.id ?? "(none)"]
@@ -27,7 +27,7 @@ struct DefaultsCommands {
             Console.error("\(path): \(error); not changed")
             return .rejected
         }
-        let catalog = DesktopDatabase(environment: environment).catalog()
+        guard let catalog = readCatalog() else { return .rejected }
         let system = DesktopDatabase.system(path: environment["PATH"])
         for scheme in schemes {
             let mime = "x-scheme-handler/" + scheme
@@ -46,6 +46,18 @@ struct DefaultsCommands {
             return .rejected
         }
         return .accepted
+    }
+}
+
+extension DefaultsCommands {
+    /// The XDG catalog, or `nil` after saying why it could not be read.
+    func readCatalog() -> ApplicationCatalog? {
+        do {
+            return try DesktopDatabase(environment: environment).catalog()
+        } catch {
+            Console.error("cannot read the application directories: \(error)")
+            return nil
+        }
     }
 }
 

@@ -89,7 +89,7 @@ struct GLibDifferentialTests {
     static func ourDefault(_ tree: XDGTree, quirks: DesktopDatabase.GLibQuirks = []) -> String? {
         var environment = tree.environment
         environment["XDG_CURRENT_DESKTOP"] = "GNOME"
-        let catalog = DesktopDatabase(environment: environment, quirks: quirks).catalog()
+        let catalog = try! DesktopDatabase(environment: environment, quirks: quirks).catalog()
         return catalog.defaultApplication(for: "x-scheme-handler/test", system: DesktopDatabase.system(path: environment["PATH"]))?.id
     }
 

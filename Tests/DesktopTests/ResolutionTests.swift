@@ -8,7 +8,7 @@ import TestSupport
     static func resolve(_ tree: XDGTree, _ scheme: String = "https", desktop: String? = nil) -> String? {
         var environment = tree.environment
         environment["XDG_CURRENT_DESKTOP"] = desktop
-        let catalog = DesktopDatabase(environment: environment).catalog()
+        let catalog = try! DesktopDatabase(environment: environment).catalog()
         return catalog.defaultApplication(for: "x-scheme-handler/" + scheme, system: DesktopDatabase.system(path: environment["PATH"]))?.id
     }
 

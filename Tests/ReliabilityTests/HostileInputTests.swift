@@ -1,4 +1,5 @@
 import DBus
+import Spawn
 import Desktop
 import DispatcherAPI
 import Foundation
@@ -234,6 +235,38 @@ struct FloodTests {
             #expect(flooded == Self.calls / 4 * 4)
             #expect(busy <= idle * 5, "p50 idle \(idle), during the flood \(busy)")
             print("flood: other client's p50 \(idle) idle, \(busy) during a \(flooded)-call flood")
+        }
+    }
+}
+
+extension DaemonFaultTests {
+    /// With no file descriptor left, a launch fails with a reason; once
+    /// descriptors are available again, launching works again.
+    @Test func runningOutOfFileDescriptorsFailsALaunchAndTheDaemonRecovers() async throws {
+        try await withPrivateBus { bus in
+            let tree = try XDGTree()
+            try tree.app("browser.desktop", schemes: ["https"])
+            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: open("/dev/null", O_WRONLY))
+            defer { Binaries.stop(daemon) }
+            let client = try await bus.connect()
+            defer { client.close() }
+            let dispatcher = DispatcherClient(connection: client)
+            #expect(try await dispatcher.open("https://before.example/").outcome == .opened)
+
+            // Allow no more descriptors than the daemon holds now.
+            let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon)/fd").count
+            let limit = try await run(["prlimit", "--pid", String(daemon), "--nofile=\(held):4096"])
+            #expect(limit.status == 0, "\(limit.stderr)")
+            // The catalog read before still says which app; starting it needs a descriptor.
+            let starved = try await dispatcher.open("https://starved.example/")
+            #expect(starved.outcome == .launchFailed, "\(starved)")
+            #expect(starved.application == "browser.desktop")
+            #expect(starved.message?.contains("Too many open files") == true, "\(starved.message ?? "")")
+
+            _ = try await run(["prlimit", "--pid", String(daemon), "--nofile=4096:4096"])
+            #expect(try await dispatcher.open("https://after.example/").outcome == .opened)
+            let records = try await tree.waitForRecords(2)
+            #expect(Set(records.map(\.arguments)) == [["https://before.example/"], ["https://after.example/"]])
         }
     }
 }
