@@ -209,6 +209,19 @@ def main():
     row(rows, f"daemon RSS after {dispatches} more dispatches", rss_after / 1024, "MiB", rss_registered / 1024, "≈ 1")
     for p in fillers + [handling]:
         stop(p)
+    # Churn: clients that register handlers, are asked, and leave. The first
+    # round warms the allocator and the thread pool; the second must not grow.
+    clients = 50 if QUICK else 300
+    def churn():
+        for _ in range(clients):
+            churner = start([e.busbench, "handlers", e.address, "3"])
+            e.client(*DISP, "https://bench.example/x", 2)
+            stop(churner)
+        return rss_kib(daemon.pid)
+    warm = churn()
+    again = churn()
+    row(rows, f"daemon RSS after {clients} clients registered 4 handlers each, were asked and left", warm / 1024, "MiB")
+    row(rows, f"daemon RSS after {clients} more such clients", again / 1024, "MiB", warm / 1024, "≈ 1")
 
     # 7. CLI start-up against dbus-send making the same call.
     handling = start([e.busbench, "handlers", e.address, "0"])

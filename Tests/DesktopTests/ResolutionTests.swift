@@ -125,3 +125,35 @@ enum FileManagerShim {
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
     }
 }
+
+/// The dispatcher named as the default at each level of the lookup order is
+/// skipped there, and the next application in spec order is used.
+@Suite struct NeverItselfAtEveryLevelTests {
+    static let levels = [
+        "config/gnome-mimeapps.list", "config/mimeapps.list", "etc-xdg/gnome-mimeapps.list", "etc-xdg/mimeapps.list",
+        "data/applications/gnome-mimeapps.list", "data/applications/mimeapps.list",
+        "usr/share/applications/gnome-mimeapps.list", "usr/share/applications/mimeapps.list",
+    ]
+
+    @Test(arguments: levels)
+    func skipsTheDispatcher(at level: String) throws {
+        let tree = try XDGTree()
+        try tree.app("org.openurld.Dispatcher1.desktop", in: "usr/share/applications", schemes: ["https"],
+                     exec: "openurl %U", extra: "DBusActivatable=true")
+        try tree.write("bin/openurl", "#!/bin/sh\n", executable: true)
+        try tree.app("alias.desktop", in: "usr/share/applications", schemes: ["https"], exec: "openurl %u")
+        try tree.app("browser.desktop", in: "usr/share/applications", schemes: ["https"])
+        try tree.write(level, "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;alias.desktop;browser.desktop;\n")
+        #expect(ResolutionTests.resolve(tree, desktop: "GNOME") == "browser.desktop")
+    }
+
+    @Test func onlyTheDispatcherEverywhereMeansNoApplication() throws {
+        let tree = try XDGTree()
+        try tree.write("bin/openurl", "#!/bin/sh\n", executable: true)
+        try tree.app("org.openurld.Dispatcher1.desktop", schemes: ["https"], exec: "openurl %U")
+        for level in Self.levels {
+            try tree.write(level, "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;\n")
+        }
+        #expect(ResolutionTests.resolve(tree, desktop: "GNOME") == nil)
+    }
+}
