@@ -100,8 +100,17 @@ public final class Connection: Sendable {
 
     /// Closes the connection. Calls in flight fail with `Disconnected`; every
     /// registered disconnect handler runs. Closing twice does nothing.
+    ///
+    /// From a method or signal handler (on the loop queue, inside libdbus's
+    /// dispatch) the close happens right after the handler returns; from
+    /// anywhere else, before `close()` returns.
     public func close() {
-        loop.sync { teardown(DBusError.disconnected("the connection was closed")) }
+        let reason = DBusError.disconnected("the connection was closed")
+        if loop.isOnQueue {
+            loop.queue.async { [self] in teardown(reason) }
+        } else {
+            loop.queue.sync { teardown(reason) }
+        }
     }
 
     /// Handles one incoming message on the loop queue.

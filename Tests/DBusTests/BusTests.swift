@@ -348,3 +348,27 @@ extension BusTests {
         }
     }
 }
+
+extension BusTests {
+    /// Closing from inside a handler (on the loop, inside libdbus's dispatch)
+    /// is deferred until the handler returns, not done under libdbus's feet.
+    @Test func aHandlerMayCloseItsOwnConnection() async throws {
+        try await withPrivateBus { bus in
+            let server = try await bus.connect()
+            let client = try await bus.connect()
+            defer { client.close() }
+            server.export([ExportedInterface("org.example.Closer", methods: [
+                ExportedMethod("Close") { [server] _ in
+                    server.close()
+                    return []
+                },
+            ])], at: "/closer")
+            let error = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, "/closer", "org.example.Closer", "Close", timeout: .seconds(5))
+            }
+            #expect(error?.name == .noReply)
+            let reason = await server.disconnected()
+            #expect(reason.message == "the connection was closed")
+        }
+    }
+}
