@@ -12,15 +12,16 @@ public struct ResourceExhausted: Error, Equatable, Sendable, CustomStringConvert
     }
 }
 
-/// Small, bounded file-system reads for the XDG loaders.
-enum FileSystem {
+/// Small, bounded file-system reads: the XDG loaders, `/proc`, `mimeapps.list`.
+public enum FileSystem {
     /// Files larger than this are not configuration; they are skipped.
-    static let maximumFileSize = 1 << 20
+    public static let maximumFileSize = 1 << 20
 
     /// The file's text, or `nil` when it is missing, unreadable, not a regular
-    /// file, or larger than `maximumFileSize`.
+    /// file, or larger than `maximumFileSize`. Reads to the end of the file,
+    /// so `/proc` files (whose size reads as 0) work too.
     /// - Throws: `ResourceExhausted` when the file could not be opened for lack of resources.
-    static func read(_ path: String) throws(ResourceExhausted) -> String? {
+    public static func read(_ path: String) throws(ResourceExhausted) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             try ResourceExhausted.check(errno)
@@ -28,17 +29,23 @@ enum FileSystem {
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= maximumFileSize else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
-        var total = 0
-        while total < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
-            total += n
+            bytes += chunk[..<n]
+            if bytes.count > maximumFileSize { return nil }
         }
-        guard total <= maximumFileSize else { return nil }
-        return String(decoding: bytes[..<total], as: UTF8.self)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether something exists at `path` (without following a final symlink's absence).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
     }
 
     /// Names in a directory (no `.` and `..`); `[]` when it does not exist or cannot be read.

@@ -19,7 +19,17 @@ struct DefaultsCommands {
     func set(_ schemes: [String], makeDefault: Bool) -> ExitStatus {
         let base = BaseDirectories(environment: environment)
         let path = base.configHome + "/mimeapps.list"
-        let original = readFile(path) ?? ""
+        // A missing file is empty; one that exists but cannot be read (or is
+        // over the size limit) is never replaced.
+        let original: String
+        if let text = try? FileSystem.read(path) {
+            original = text
+        } else if !FileSystem.exists(path) {
+            original = ""
+        } else {
+            Console.error("\(path): cannot be read (or is larger than 1 MiB); not changed")
+            return .rejected
+        }
         var editor: MimeAppsEditor
         do {
             editor = try MimeAppsEditor(original)
@@ -63,21 +73,6 @@ extension DefaultsCommands {
 
 struct WriteError: Error, CustomStringConvertible {
     let description: String
-}
-
-func readFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { break }
-        bytes += buffer[..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Writes a temporary file beside `path`, flushes it, then renames it over

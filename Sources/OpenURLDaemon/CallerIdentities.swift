@@ -1,5 +1,5 @@
 import DBus
-import Glibc
+import Desktop
 import Synchronization
 
 /// Best-effort application IDs of callers, cached per connection.
@@ -34,8 +34,9 @@ final class CallerIdentities: Sendable {
     }
 
     static func appID(forProcess pid: UInt32) -> String {
-        if let cgroup = readSmallFile("/proc/\(pid)/cgroup"), let id = appID(fromCgroup: cgroup) { return id }
-        return readSmallFile("/proc/\(pid)/comm").map { String($0.prefix { $0 != "\n" }) } ?? ""
+        if let cgroup = try? FileSystem.read("/proc/\(pid)/cgroup"), let id = appID(fromCgroup: cgroup) { return id }
+        guard let comm = try? FileSystem.read("/proc/\(pid)/comm") else { return "" }
+        return String(comm.prefix { $0 != "\n" })
     }
 
     /// The application ID in a `/proc/PID/cgroup` file, from the innermost
@@ -62,22 +63,6 @@ final class CallerIdentities: Sendable {
         let id = name.replacingOccurrences(of: "\\x2d", with: "-")
         return id.isEmpty ? nil : id
     }
-}
-
-/// Reads up to 64 KiB of a small file such as one under /proc.
-func readSmallFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    var total = 0
-    while total < buffer.count {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + total, $0.count - total) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { break }
-        total += n
-    }
-    return String(decoding: buffer[..<total], as: UTF8.self)
 }
 
 extension Substring {

@@ -138,8 +138,6 @@ struct CLITests {
 
     @Test func setDefaultAndUnsetDefaultEditOnlyTheirLines() async throws {
         try await withSession { s in
-            try s.tree.write("bin/openurl", "")
-            try? FileManager.default.removeItem(atPath: s.tree.root + "/bin/openurl")
             try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
             let desktopFile = try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop.in", encoding: .utf8)
                 .replacingOccurrences(of: "@BINDIR@", with: s.tree.root + "/bin")
@@ -195,6 +193,17 @@ struct CLITests {
                 image/png=viewer.desktop;
 
                 """)
+        }
+    }
+
+    @Test func aMimeappsListTooLargeToReadIsNeverReplaced() async throws {
+        try await withSession { s in
+            let huge = "[Default Applications]\n" + String(repeating: "# keep me\n", count: 120_000)
+            try s.tree.write("config/mimeapps.list", huge)
+            let result = try await s.openurl("set-default")
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("cannot be read (or is larger than 1 MiB); not changed"))
+            #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == huge)
         }
     }
 

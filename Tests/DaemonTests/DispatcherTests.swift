@@ -2,7 +2,7 @@ import DBus
 import DispatcherAPI
 import Foundation
 import Desktop
-import OpenURLDaemon
+@testable import OpenURLDaemon
 import Synchronization
 import Testing
 import TestSupport
@@ -110,8 +110,11 @@ struct DispatcherTests {
             #expect(context["caller"] == Variant(caller.uniqueName.rawValue))
             #expect(context["original-url"] == Variant("https://x/"))
             #expect(context["activation-token"] == Variant("tok"))
-            // This test process is the caller; its name comes from /proc.
-            #expect(context["caller-app-id"]?.get(String.self)?.isEmpty == false)
+            // This test process is the caller; outside an app scope, its
+            // name comes from /proc/PID/comm.
+            let comm = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+            let cgroup = try String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8)
+            #expect(context["caller-app-id"]?.get(String.self) == (CallerIdentities.appID(fromCgroup: cgroup) ?? comm))
         }
     }
 
