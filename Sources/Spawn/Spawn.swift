@@ -73,12 +73,15 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer
     return body(pointers)
 }
 
-/// The current environment as `KEY=value` strings.
-public func currentEnvironment() -> [String] {
-    var result: [String] = []
+/// This process's environment (`environ`); for a repeated name the first wins, as `getenv` does.
+public func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
     var pointer = environ
     while let entry = pointer.pointee {
-        result.append(String(cString: entry))
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "="), result[String(text[..<equals])] == nil {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
         pointer += 1
     }
     return result

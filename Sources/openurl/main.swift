@@ -3,9 +3,5 @@ import OpenURLCommand
 import Spawn
 
 // Wiring only.
-let environment = Dictionary(
-    currentEnvironment().compactMap { entry -> (String, String)? in
-        guard let equals = entry.firstIndex(of: "=") else { return nil }
-        return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
-    }, uniquingKeysWith: { first, _ in first })
+let environment = currentEnvironment()
 exit(await OpenURLCLI.run(Array(CommandLine.arguments.dropFirst()), environment: environment))

@@ -5,11 +5,7 @@ import OpenURLDaemon
 import Spawn
 
 // Wiring only: parse, pick the fallback, run.
-let environment = Dictionary(
-    currentEnvironment().compactMap { entry -> (String, String)? in
-        guard let equals = entry.firstIndex(of: "=") else { return nil }
-        return (String(entry[..<equals]), String(entry[entry.index(after: equals)...]))
-    }, uniquingKeysWith: { first, _ in first })
+let environment = currentEnvironment()
 
 switch Result(catching: { () throws(UsageError) in try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
 case .failure(let error):
