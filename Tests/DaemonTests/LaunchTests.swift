@@ -146,29 +146,13 @@ struct LaunchTests {
         let tree = try XDGTree()
         try tree.app("org.example.Browser.desktop", schemes: ["https"])
         try await withLauncher(tree) { d in
-            let systemd = try await d.bus.connect()
-            let units = Mutex<[[Value]]>([])
-            systemd.export([ExportedInterface("org.freedesktop.systemd1.Manager", methods: [
-                ExportedMethod(
-                    "StartTransientUnit",
-                    arguments: [Argument("name", .string), Argument("mode", .string),
-                                Argument("properties", .array(.structure([.string, .variant]))),
-                                Argument("aux", .array(.structure([.string, .array(.structure([.string, .variant]))])))],
-                    results: [Argument("job", .objectPath)]
-                ) { call in
-                    units.withLock { $0.append(call.arguments) }
-                    return [.objectPath("/org/freedesktop/systemd1/job/1")]
-                },
-            ], properties: [
-                ExportedProperty("Environment", type: .array(.string)) { .array(.string, [.string("DISPLAY=:42"), .string("WAYLAND_DISPLAY=wayland-7")]) },
-            ])], at: "/org/freedesktop/systemd1")
-            #expect(try await systemd.requestName("org.freedesktop.systemd1") == .primaryOwner)
+            let systemd = try await FakeSystemdManager(on: d.bus, environment: ["DISPLAY=:42", "WAYLAND_DISPLAY=wayland-7"])
             let client = try await d.bus.connect()
             #expect(try await d.open(client, "https://x/"))
             let record = try #require(try await tree.waitForRecords(1).first)
             #expect(record.environment["DISPLAY"] == ":42")
             #expect(record.environment["WAYLAND_DISPLAY"] == "wayland-7")
-            let call = try #require(units.withLock { $0.first })
+            let call = try #require(systemd.transientUnits.first)
             let name = try #require(call[0].string)
             #expect(name.hasPrefix("app-openurld-org.example.Browser-") && name.hasSuffix(".scope"))
             #expect(call[1] == .string("fail"))

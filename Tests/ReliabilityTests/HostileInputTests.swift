@@ -156,31 +156,12 @@ struct DaemonFaultTests {
         try await DaemonHarness.with(systemDefault: { connection in
             DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: HostileInputTests.reaper)
         }) { d in
-            let systemd = try await d.bus.connect()
-            defer { systemd.close() }
-            let descriptions = Mutex<[String]>([])
-            systemd.export([ExportedInterface("org.freedesktop.systemd1.Manager", methods: [
-                ExportedMethod(
-                    "StartTransientUnit",
-                    arguments: [Argument("name", .string), Argument("mode", .string),
-                                Argument("properties", .array(.structure([.string, .variant]))),
-                                Argument("aux", .array(.structure([.string, .array(.structure([.string, .variant]))])))],
-                    results: [Argument("job", .objectPath)]
-                ) { call in
-                    if case .array(_, let properties) = call.arguments[2] {
-                        for case .structure(let fields) in properties where fields[0] == .string("Description") {
-                            if case .variant(.string(let text)) = fields[1] { descriptions.withLock { $0.append(text) } }
-                        }
-                    }
-                    return [.objectPath("/job/1")]
-                },
-            ])], at: "/org/freedesktop/systemd1")
-            #expect(try await systemd.requestName("org.freedesktop.systemd1") == .primaryOwner)
+            let systemd = try await FakeSystemdManager(on: d.bus)
             let client = try await d.bus.connect()
             defer { client.close() }
             #expect(try await d.open(client, "https://x/"))
             #expect(try await tree.waitForRecords(1).first?.app == "bad")
-            #expect(descriptions.withLock { $0 } == ["bad \u{FFFD}\u{FFFD}\u{FFFD} launched by openurld"])
+            #expect(systemd.unitProperties(named: "Description") == ["bad \u{FFFD}\u{FFFD}\u{FFFD} launched by openurld"])
             #expect(try await d.open(client, "https://still-serving/"))
         }
     }
