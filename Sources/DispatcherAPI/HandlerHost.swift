@@ -110,11 +110,13 @@ public final class HandlerHost: Sendable {
             }
             Task { for (path, spec) in pending { try? await self.register(path, spec) } }
         }
-        let previous = watch.withLock { watch -> SignalSubscription? in
-            defer { if watch == nil { watch = subscription } }
-            return watch
+        // Two first registrations may race here: keep one subscription.
+        let installed = watch.withLock { watch in
+            guard watch == nil else { return false }
+            watch = subscription
+            return true
         }
-        if previous != nil { subscription.cancel() }
+        if !installed { subscription.cancel() }
     }
 
     /// The `Handler1` interface around a closure.

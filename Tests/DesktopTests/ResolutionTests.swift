@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TestSupport
 
@@ -32,20 +33,16 @@ import TestSupport
 
     @Test func neverItselfUnderAnotherNameOrThroughASymlink() throws {
         let tree = try XDGTree()
+        // A renamed copy of the dispatcher's desktop file, running openurl.
         try tree.write("bin/openurl", "#!/bin/sh\n", executable: true)
-        try tree.write("opt-bin/real-openurld", "#!/bin/sh\n", executable: true)
-        try tree.write("bin/my-link-to-openurld", "")  // replaced by a symlink below
-        try? FileManagerShim.symlink(tree.root + "/opt-bin/real-openurld", at: tree.root + "/bin/innocent")
         try tree.app("renamed-copy.desktop", schemes: ["https"], exec: "openurl %u")
-        try tree.app("activatable.desktop", schemes: ["https"], exec: "whatever %u", extra: "DBusActivatable=true")
-        try tree.write("data/applications/org.openurld.Dispatcher1.desktop.desktop", "")
         try tree.app("browser.desktop", in: "usr/share/applications", schemes: ["https"])
         try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=renamed-copy.desktop;browser.desktop;\n")
         #expect(Self.resolve(tree) == "browser.desktop")
         // A symlink whose real file is named openurld is the dispatcher too.
         let linked = try XDGTree()
         try linked.write("opt-bin/openurld", "#!/bin/sh\n", executable: true)
-        try FileManagerShim.symlink(linked.root + "/opt-bin/openurld", at: linked.root + "/bin/innocent-browser")
+        try FileManager.default.createSymbolicLink(atPath: linked.root + "/bin/innocent-browser", withDestinationPath: linked.root + "/opt-bin/openurld")
         try linked.app("innocent.desktop", schemes: ["https"], exec: "innocent-browser %u")
         try linked.app("real.desktop", in: "usr/share/applications", schemes: ["https"])
         try linked.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=innocent.desktop;\n")
@@ -117,14 +114,6 @@ import TestSupport
     }
 }
 
-import Foundation
-
-enum FileManagerShim {
-    static func symlink(_ target: String, at path: String) throws {
-        try? FileManager.default.removeItem(atPath: path)
-        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
-    }
-}
 
 /// The dispatcher named as the default at each level of the lookup order is
 /// skipped there, and the next application in spec order is used.
