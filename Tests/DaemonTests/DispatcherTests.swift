@@ -191,6 +191,7 @@ struct DispatcherTests {
     @Test func aRegistrationFromAConnectionThatAlreadyLeftDoesNotStay() async throws {
         try await DaemonHarness.with { d in
             let observer = try await d.bus.connect()
+            var departed: [BusName] = []
             for _ in 0..<20 {
                 let app = try await d.bus.connect()
                 let message = try Message.methodCall(
@@ -198,9 +199,16 @@ struct DispatcherTests {
                     member: "RegisterHandler", arguments: [.objectPath("/h"), spec(["https"]).dbusValue])
                 app.send(message)
                 app.close()
+                departed.append(app.uniqueName)
             }
-            // Ping the daemon: every registration and departure before it has been processed.
-            _ = try await d.handlers(observer)
+            // The bus notices each closed socket on its own schedule. Once it
+            // reports a name unowned, it has sent the daemon NameOwnerChanged,
+            // which the daemon reads before anything the observer sends next.
+            for name in departed {
+                for _ in 0..<500 where try await observer.owner(of: name) != nil {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
             #expect(try await d.handlers(observer).isEmpty)
         }
     }
