@@ -234,9 +234,12 @@ extension DaemonFaultTests {
             let dispatcher = DispatcherClient(connection: client)
             #expect(try await dispatcher.open("https://before.example/").outcome == .opened)
 
-            // Allow no more descriptors than the daemon holds now.
-            let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon)/fd").count
-            let limit = try await run(["prlimit", "--pid", String(daemon), "--nofile=\(held):4096"])
+            // RLIMIT_NOFILE bounds descriptor numbers, and a new descriptor takes
+            // the lowest free number: capping at the lowest free number leaves
+            // the daemon every descriptor it holds and no new one, holes or not.
+            let held = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon)/fd").compactMap { Int($0) })
+            let lowestFree = (0...).first { !held.contains($0) }!
+            let limit = try await run(["prlimit", "--pid", String(daemon), "--nofile=\(lowestFree):4096"])
             #expect(limit.status == 0, "\(limit.stderr)")
             // The catalog read before still says which app; starting it needs a descriptor.
             let starved = try await dispatcher.open("https://starved.example/")
