@@ -5,6 +5,7 @@
 //   DBus          validated names, values, messages, a connection and its event loop
 //   Spawn         posix_spawn with a clean signal state and no inherited descriptors
 //   Routing       pure: URL validation, handler specs, the innermost-first walk
+//   LinearRegex   pure: regular expressions matched in linear time (for rules)
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
 //   Desktop       XDG: base dirs, keyfiles, mimeapps.list, desktop entries, Exec; the launcher
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
@@ -34,6 +35,7 @@ let package = Package(
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn"]),
         .target(name: "Routing"),
+        .target(name: "LinearRegex"),
         .target(name: "DispatcherAPI", dependencies: ["DBus"]),
         .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
         .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI", "Desktop"]),
@@ -49,6 +51,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus", "Spawn", "OpenURLDaemon", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
+        .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["OpenURL", "OpenURLCommand", "OpenURLDaemon", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
