@@ -8,6 +8,7 @@
 //   LinearRegex   pure: regular expressions matched in linear time (for rules)
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
 //   Desktop       XDG: base dirs, keyfiles, mimeapps.list, desktop entries, Exec; the launcher
+//   Rules         rule files: parsing, matching and effects (pure), loading and watching them
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
 //   OpenURL       the SwiftUI-shaped client library (the public product)
 //   OpenURLCommand the openurl CLI as a library
@@ -38,10 +39,11 @@ let package = Package(
         .target(name: "LinearRegex"),
         .target(name: "DispatcherAPI", dependencies: ["DBus"]),
         .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
-        .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI", "Desktop"]),
+        .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "Desktop", "DispatcherAPI"]),
+        .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI", "Desktop", "Rules"]),
         .target(name: "OpenURL", dependencies: ["DBus", "DispatcherAPI"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
-        .target(name: "OpenURLCommand", dependencies: ["DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn"]),
+        .target(name: "OpenURLCommand", dependencies: ["DBus", "DispatcherAPI", "Desktop", "Routing", "Rules", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),

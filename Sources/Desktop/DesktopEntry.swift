@@ -32,6 +32,23 @@ public struct DesktopEntry: Sendable, Equatable {
         isApplication = group.value("Type") == "Application"
     }
 
+    /// An entry that only runs `commandLine` (Exec syntax), for a rule's `Exec=`;
+    /// `id` names it in logs and in its systemd scope.
+    public init(id: String, commandLine: String) {
+        self.id = id
+        path = ""
+        name = id
+        exec = commandLine
+        tryExec = nil
+        icon = nil
+        mimeTypes = []
+        hidden = false
+        noDisplay = true
+        terminal = false
+        dbusActivatable = false
+        isApplication = true
+    }
+
     /// The same entry as if it had no `Hidden=true` (GLib's reading, for comparison).
     var unhidden: DesktopEntry {
         var copy = self

@@ -42,6 +42,26 @@ public final class DesktopSystemDefault: SystemDefault {
         guard let entry = found else {
             return .noApplication(reason: "no application is set up for x-scheme-handler/\(url.scheme)")
         }
+        return await launch(url, with: entry, activationToken: activationToken)
+    }
+
+    public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+        let catalog: ApplicationCatalog
+        do { catalog = try database.catalog() } catch {
+            return .launchFailed(application: id, reason: "cannot read the application directories: \(error)")
+        }
+        guard let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) else {
+            // isUsable also refuses the dispatcher itself: opening with it would loop.
+            return .noApplication(reason: "\(id) is not installed, is hidden, cannot be run, or is openurld itself")
+        }
+        return await launch(url, with: entry, activationToken: activationToken)
+    }
+
+    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+        await launch(url, with: DesktopEntry(id: name, commandLine: commandLine), activationToken: activationToken)
+    }
+
+    private func launch(_ url: ValidatedURL, with entry: DesktopEntry, activationToken: String?) async -> FallbackResult {
         do {
             try await launcher.open(url.text, with: entry, activationToken: activationToken)
             return .opened(application: entry.id)

@@ -50,7 +50,7 @@ public enum FileSystem {
 
     /// Names in a directory (no `.` and `..`); `[]` when it does not exist or cannot be read.
     /// - Throws: `ResourceExhausted` when it could not be opened for lack of resources.
-    static func list(_ directory: String) throws(ResourceExhausted) -> [(name: String, isDirectory: Bool)] {
+    public static func list(_ directory: String) throws(ResourceExhausted) -> [(name: String, isDirectory: Bool)] {
         guard let handle = opendir(directory) else {
             try ResourceExhausted.check(errno)
             return []
@@ -77,7 +77,7 @@ public enum FileSystem {
     }
 
     /// `realpath(3)`: the path with symlinks resolved.
-    static func realPath(_ path: String) -> String? {
+    public static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

@@ -33,6 +33,22 @@ public struct KeyFile: Sendable, Equatable {
     /// - Throws: `ParseError` for a malformed group header, an entry before any
     ///   group, or a line that is neither.
     public init(parsing text: String) throws(ParseError) {
+        var firstProblem: ParseError?
+        self.init(text) { problem in
+            if firstProblem == nil { firstProblem = problem }
+        }
+        if let firstProblem { throw firstProblem }
+    }
+
+    /// Parses `text`, skipping the lines it cannot read and reporting each
+    /// of them, so that a caller can keep what is valid (rule files do).
+    public static func parsingLeniently(_ text: String) -> (KeyFile, problems: [ParseError]) {
+        var problems: [ParseError] = []
+        let file = KeyFile(text) { problems.append($0) }
+        return (file, problems)
+    }
+
+    private init(_ text: String, report: (ParseError) -> Void) {
         var groups: [Group] = []
         var lineNumber = 0
         // "\r\n" is one Character in Swift: split on both, or CRLF files are one line.
@@ -42,23 +58,30 @@ public struct KeyFile: Sendable, Equatable {
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if trimmed.hasPrefix("[") {
                 guard trimmed.hasSuffix("]"), trimmed.count >= 3 else {
-                    throw ParseError(line: lineNumber, reason: "a group header must look like [Name]")
+                    report(ParseError(line: lineNumber, reason: "a group header must look like [Name]"))
+                    continue
                 }
                 let name = trimmed.dropFirst().dropLast()
                 guard !name.contains(where: { $0 == "[" || $0 == "]" || $0.asciiValue.map { $0 < 0x20 } == true }) else {
-                    throw ParseError(line: lineNumber, reason: "a group name may not contain '[', ']' or control characters")
+                    report(ParseError(line: lineNumber, reason: "a group name may not contain '[', ']' or control characters"))
+                    continue
                 }
                 groups.append(Group(name: String(name), line: lineNumber, entries: []))
                 continue
             }
             guard let equals = trimmed.firstIndex(of: "=") else {
-                throw ParseError(line: lineNumber, reason: "expected Key=Value, a [Group] or a # comment")
+                report(ParseError(line: lineNumber, reason: "expected Key=Value, a [Group] or a # comment"))
+                continue
             }
             guard !groups.isEmpty else {
-                throw ParseError(line: lineNumber, reason: "an entry must follow a [Group] header")
+                report(ParseError(line: lineNumber, reason: "an entry must follow a [Group] header"))
+                continue
             }
             let key = trimmed[..<equals].trimmingTrailingSpaces()
-            guard !key.isEmpty else { throw ParseError(line: lineNumber, reason: "an entry has an empty key") }
+            guard !key.isEmpty else {
+                report(ParseError(line: lineNumber, reason: "an entry has an empty key"))
+                continue
+            }
             let value = trimmed[trimmed.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
             groups[groups.count - 1].entries.append(Entry(key: String(key), value: String(value), line: lineNumber))
         }

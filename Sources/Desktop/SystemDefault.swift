@@ -19,6 +19,11 @@ public protocol SystemDefault: Sendable {
     func application(for url: ValidatedURL) -> String?
     /// Opens `url` with the default application.
     func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult
+    /// Opens `url` with the application `id` names (a rule's `Open=`), whatever the defaults say.
+    func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult
+    /// Runs `commandLine` (Exec syntax, no shell) with `url` (a rule's `Exec=`);
+    /// `name` identifies it in logs.
+    func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult
 }
 
 /// A fallback that opens nothing, for tests of the handler chain alone.
@@ -27,5 +32,16 @@ public struct NoSystemDefault: SystemDefault {
     public func application(for url: ValidatedURL) -> String? { nil }
     public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
         .noApplication(reason: "no system default is configured")
+    }
+}
+
+extension SystemDefault {
+    /// By default, no application can be named: for fallbacks in tests of the chain alone.
+    public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+        .noApplication(reason: "this fallback opens no named applications")
+    }
+    /// By default, no command can be run.
+    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+        .launchFailed(application: nil, reason: "this fallback runs no commands")
     }
 }

@@ -15,6 +15,8 @@ public struct DispatcherClient: Sendable {
         public let outcome: Outcome?
         public let url: String
         public let handler: UInt32?
+        /// The rule that decided, if one did.
+        public let rule: String?
         public let application: String?
         public let message: String?
     }
@@ -29,6 +31,7 @@ public struct DispatcherClient: Sendable {
         return OpenResult(
             accepted: accepted, outcome: result["outcome"]?.get(String.self).flatMap(Outcome.init(rawValue:)),
             url: result["url"]?.get(String.self) ?? url, handler: result["handler"]?.get(UInt32.self),
+            rule: result["rule"]?.get(String.self),
             application: result["application"]?.get(String.self), message: result["message"]?.get(String.self))
     }
 
@@ -59,10 +62,83 @@ public struct DispatcherClient: Sendable {
         try await call("ListHandlers").decode([[String: Variant]].self).map(HandlerInfo.init)
     }
 
-    /// The handlers that would be asked about `url`, in order, and the fallback application ("" if none).
-    public func explain(_ url: String) async throws(DBusError) -> (handlers: [HandlerInfo], application: String) {
-        let (handlers, application) = try await call("Explain", [.string(url)]).decode([[String: Variant]].self, String.self)
-        return (handlers.map(HandlerInfo.init), application)
+    /// One step of `Explain`'s dry run: a run-time handler or a rule.
+    public struct ExplainStep: Sendable, Equatable {
+        /// Set for a run-time handler.
+        public let handler: HandlerInfo?
+        /// Set for a rule.
+        public let rule: RuleInfo?
+        /// The URL it would be asked about.
+        public let url: String
+        /// `handled`, `discarded` or `systemAction`.
+        public let result: String
+        /// The URL it passes on, when it rewrites.
+        public let resultURL: String?
+
+        init(_ entry: [String: Variant]) {
+            let isRule = entry["kind"]?.get(String.self) == "rule"
+            handler = isRule ? nil : HandlerInfo(entry)
+            rule = isRule ? RuleInfo(entry) : nil
+            url = entry["url"]?.get(String.self) ?? ""
+            result = entry["result"]?.get(String.self) ?? ""
+            resultURL = entry["result-url"]?.get(String.self)
+        }
+    }
+
+    /// A rule, as `ListRules` and `Explain` describe it.
+    public struct RuleInfo: Sendable, Equatable {
+        public let name: String
+        public let file: String
+        public let line: UInt32
+        public let isEnabled: Bool
+        public let priority: Int32
+        public let schemes: [String]
+        public let hosts: [String]
+        public let paths: [String]
+        public let callers: [String]
+        public let match: String?
+        public let effect: String
+
+        public init(name: String, file: String, line: UInt32, isEnabled: Bool, priority: Int32, schemes: [String],
+                    hosts: [String], paths: [String], callers: [String], match: String?, effect: String) {
+            self.name = name
+            self.file = file
+            self.line = line
+            self.isEnabled = isEnabled
+            self.priority = priority
+            self.schemes = schemes
+            self.hosts = hosts
+            self.paths = paths
+            self.callers = callers
+            self.match = match
+            self.effect = effect
+        }
+
+        init(_ entry: [String: Variant]) {
+            name = entry["name"]?.get(String.self) ?? ""
+            file = entry["file"]?.get(String.self) ?? ""
+            line = entry["line"]?.get(UInt32.self) ?? 0
+            isEnabled = entry["enabled"]?.get(Bool.self) ?? true
+            priority = entry["priority"]?.get(Int32.self) ?? 0
+            schemes = entry["schemes"]?.get([String].self) ?? []
+            hosts = entry["hosts"]?.get([String].self) ?? []
+            paths = entry["paths"]?.get([String].self) ?? []
+            callers = entry["callers"]?.get([String].self) ?? []
+            match = entry["match"]?.get(String.self)
+            effect = entry["effect"]?.get(String.self) ?? ""
+        }
+    }
+
+    /// The steps a walk for `url` would take, in order, and the fallback application ("" if none).
+    public func explain(_ url: String) async throws(DBusError) -> (steps: [ExplainStep], application: String) {
+        let (steps, application) = try await call("Explain", [.string(url)]).decode([[String: Variant]].self, String.self)
+        return (steps.map(ExplainStep.init), application)
+    }
+
+    /// The daemon's rules and the problems found loading them.
+    public func rules() async throws(DBusError) -> (rules: [RuleInfo], problems: [String]) {
+        let (rules, problems) = try await call("ListRules").decode([[String: Variant]].self, [String].self)
+        return (rules.map(RuleInfo.init), problems)
     }
 
     public func version() async throws(DBusError) -> String {

@@ -5,6 +5,8 @@ public enum Command: Equatable, Sendable {
     case open(urls: [String], verbose: Bool)
     case explain(url: String, json: Bool)
     case handlers(json: Bool)
+    case rules(json: Bool)
+    case checkRules(files: [String])
     case handle(HandleOptions)
     case showDefault(schemes: [String])
     case setDefault(schemes: [String])
@@ -36,7 +38,7 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension Command {
-    static let subcommands = ["explain", "handlers", "handle", "default", "set-default", "unset-default", "status", "help"]
+    static let subcommands = ["explain", "handlers", "rules", "check-rules", "handle", "default", "set-default", "unset-default", "status", "help"]
     static let defaultSchemes = ["http", "https"]
 
     /// Parses `arguments` (without the program name).
@@ -64,6 +66,15 @@ extension Command {
             try check(flags, allowed: ["--json"], topic: first)
             guard positional.isEmpty else { throw UsageError("handlers takes no arguments", topic: first) }
             return .handlers(json: flags.contains("--json"))
+        case "rules":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: ["--json"], topic: first)
+            guard positional.isEmpty else { throw UsageError("rules takes no arguments", topic: first) }
+            return .rules(json: flags.contains("--json"))
+        case "check-rules":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: [], topic: first)
+            return .checkRules(files: positional)
         case "status":
             let (flags, positional) = split(rest)
             try check(flags, allowed: ["--json"], topic: first)

@@ -6,6 +6,8 @@ enum Help {
         case nil: main
         case "explain": explain
         case "handlers": handlers
+        case "rules": rules
+        case "check-rules": checkRules
         case "handle": handle
         case "default", "set-default", "unset-default": defaults
         case "status": status
@@ -19,18 +21,22 @@ enum Help {
                openurl COMMAND [OPTION]... [ARG]...
 
         Open URLs through openurld, the programmable URL dispatcher: handlers
-        registered by running programs are asked first, innermost first, then the
-        desktop's default application for the URL's scheme opens it. When no
-        dispatcher can be reached, openurl opens the URL with the default
-        application itself, exactly as the dispatcher would.
+        registered by running programs and rules from rule files are asked first,
+        innermost first, then the desktop's default application for the URL's
+        scheme opens it. When no dispatcher can be reached, openurl applies the
+        rules and opens the URL with the default application itself, as the
+        dispatcher would.
 
         This is also what the dispatcher's desktop file runs, so openurl can be the
         default web browser and mail client.
 
         Commands:
           URL...                 open each URL (the default command)
-          explain URL            show which handlers would be asked, and the fallback
+          explain URL            show which handlers and rules would be asked, what
+                                 the rules would do, and where the URL would end up
           handlers               list the registered handlers
+          rules                  list the loaded rules, with their file and line
+          check-rules [FILE...]  check rule files for mistakes
           handle ... -- CMD      run CMD for each URL, as a handler, while openurl runs
           default [SCHEME...]    show the application the fallback would use
           set-default [SCHEME...]
@@ -72,13 +78,18 @@ enum Help {
     static let explain = """
         Usage: openurl explain [--json] URL
 
-        Show, without opening anything, which registered handlers openurld would
-        ask about URL and in which order (innermost first: your own caller-scoped
-        handlers, then by priority, then newest first), and which application its
-        fallback would launch if every handler passed.
+        Show, without opening anything, which registered handlers and rules
+        openurld would ask about URL and in which order (innermost first: your own
+        caller-scoped handlers, then by priority, run-time handlers before rules
+        of the same priority, newest handler first, rules in file order), what
+        each rule would do to it (rewrite it, strip its query, stop the walk, or
+        open it), and which application the fallback would launch if every step
+        passed. Rules are applied; handlers are not asked (they count as passing).
 
         Options:
-          --json    print one JSON object: {"url", "handlers": [...], "application"}
+          --json    print one JSON object: {"url", "steps": [...], "application"};
+                    each step has "kind" (handler or rule), "handler" or "rule",
+                    "url", "result" and, for a rewrite, "result-url"
 
         Exit status: 0 on success, 2 for an invalid URL, 3 when openurld cannot be reached.
 
@@ -94,6 +105,43 @@ enum Help {
           --json    print a JSON array of objects
 
         Exit status: 0 on success, 3 when openurld cannot be reached.
+
+        """
+
+    static let rules = """
+        Usage: openurl rules [--json]
+
+        List the rules openurld loaded from its rule files, in the order they are
+        asked at equal priority: name, file and line, priority, what they match,
+        and what they do; then any problems found in the files, as FILE:LINE: REASON.
+        When openurld cannot be reached, the files are read as it would read them.
+
+        Rule files: $XDG_CONFIG_HOME/openurld/rules.d/*.rules (~/.config/...), then
+        each $XDG_CONFIG_DIRS/openurld/rules.d/ (/etc/xdg/...); a user file hides a
+        system file of the same name. See docs/rules.md for the syntax.
+
+        Options:
+          --json    print {"rules": [...], "problems": [...]}
+
+        Exit status: 0 on success, 3 when the session bus cannot be reached.
+
+        """
+
+    static let checkRules = """
+        Usage: openurl check-rules [FILE]...
+
+        Check rule files for mistakes without loading them into openurld: every
+        problem is printed as FILE:LINE: REASON, then a summary. Without FILE,
+        checks the rule files openurld would read. A rule with a problem is
+        skipped when loading, and only that rule; the file's other rules load.
+
+        Exit status:
+          0  no problems
+          1  at least one problem was found
+
+        Examples:
+          openurl check-rules
+          openurl check-rules ~/.config/openurld/rules.d/10-work.rules
 
         """
 

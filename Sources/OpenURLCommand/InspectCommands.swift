@@ -26,25 +26,67 @@ struct InspectCommands {
         guard let (client, connection) = await client() else { return .unreachable }
         defer { connection.close() }
         do {
-            let (handlers, application) = try await client.explain(url.text)
+            let (steps, application) = try await client.explain(url.text)
             if json {
-                Console.out(JSON.object([("url", JSON.string(url.text)), ("handlers", JSON.array(handlers.map(Self.json))),
+                Console.out(JSON.object([("url", JSON.string(url.text)), ("steps", JSON.array(steps.map(Self.json))),
                                          ("application", application.isEmpty ? "null" : JSON.string(application))]) + "\n")
                 return .accepted
             }
-            var lines = [handlers.isEmpty ? "\(url.text): no handler matches" : "\(url.text) would be offered, in this order, to:"]
-            for (index, handler) in handlers.enumerated() {
-                lines.append("  \(index + 1). handler \(handler.id)\(handler.name.isEmpty ? "" : " \"\(handler.name)\"") of \(handler.owner) (priority \(handler.priority), \(handler.scope))")
-            }
-            lines.append(application.isEmpty
-                ? (handlers.isEmpty ? "and" : "then, if all pass,") + " no application would open it"
-                : (handlers.isEmpty ? "it would be opened with " : "then, if all pass, with ") + application)
-            Console.out(lines.joined(separator: "\n") + "\n")
+            Console.out(Self.describe(url.text, steps: steps, application: application))
             return .accepted
         } catch {
             Console.error(error.message)
             return DispatcherClient.isUnreachable(error) ? .unreachable : .usage
         }
+    }
+
+    /// `explain`'s text: each step, what it would do, and where the URL ends up.
+    static func describe(_ url: String, steps: [DispatcherClient.ExplainStep], application: String) -> String {
+        var lines = [steps.isEmpty ? "\(url): no handler or rule matches" : "\(url) would be offered, in this order, to:"]
+        for (index, step) in steps.enumerated() {
+            var line = "  \(index + 1). "
+            if let rule = step.rule {
+                line += "rule \"\(rule.name)\" (\(rule.file):\(rule.line), priority \(rule.priority))"
+                if step.url != url { line += " for \(step.url)" }
+                line += ": \(rule.effect)"
+            } else if let handler = step.handler {
+                line += "handler \(handler.id)\(handler.name.isEmpty ? "" : " \"\(handler.name)\"") of \(handler.owner) (priority \(handler.priority), \(handler.scope))"
+                if step.url != url { line += " for \(step.url)" }
+            }
+            lines.append(line)
+        }
+        let last = steps.last?.result
+        if last == "handled" || last == "discarded" {
+            lines.append("and the walk would stop there (\(last!))")
+        } else {
+            let finalURL = steps.last(where: { $0.resultURL != nil })?.resultURL ?? url
+            let target = finalURL == url ? "it" : finalURL
+            lines.append(application.isEmpty
+                ? (steps.isEmpty ? "and" : "then, if all pass,") + " no application would open \(target)"
+                : (steps.isEmpty ? "\(target) would be opened with " : "then, if all pass, \(target) with ") + application)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func json(_ step: DispatcherClient.ExplainStep) -> String {
+        var fields: [(String, String)] = [("url", JSON.string(step.url)), ("result", JSON.string(step.result))]
+        if let resultURL = step.resultURL { fields.append(("result-url", JSON.string(resultURL))) }
+        if let rule = step.rule {
+            fields = [("kind", JSON.string("rule")), ("rule", json(rule))] + fields
+        } else if let handler = step.handler {
+            fields = [("kind", JSON.string("handler")), ("handler", json(handler))] + fields
+        }
+        return JSON.object(fields)
+    }
+
+    static func json(_ rule: DispatcherClient.RuleInfo) -> String {
+        JSON.object([
+            ("name", JSON.string(rule.name)), ("file", JSON.string(rule.file)), ("line", String(rule.line)),
+            ("enabled", rule.isEnabled ? "true" : "false"), ("priority", String(rule.priority)),
+            ("schemes", JSON.array(rule.schemes.map(JSON.string))), ("hosts", JSON.array(rule.hosts.map(JSON.string))),
+            ("paths", JSON.array(rule.paths.map(JSON.string))), ("callers", JSON.array(rule.callers.map(JSON.string))),
+            ("match", rule.match.map(JSON.string) ?? "null"), ("effect", JSON.string(rule.effect)),
+        ])
     }
 
     func handlers(json: Bool) async -> ExitStatus {

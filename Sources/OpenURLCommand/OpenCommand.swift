@@ -2,6 +2,7 @@ import DBus
 import Desktop
 import DispatcherAPI
 import Routing
+import Rules
 
 /// `openurl URL...`: through the dispatcher, or directly when it is unreachable.
 struct OpenCommand {
@@ -43,7 +44,24 @@ struct OpenCommand {
         }
         if verbose { Console.error("openurld is not reachable (\(unreachableBecause)); opening \(url.text) directly") }
         let fallback = DesktopSystemDefault(environment: environment, connection: connection, reaper: ChildReaper())
-        switch await fallback.open(url, activationToken: token) {
+        // The rules apply here too, as the daemon would apply them (with no
+        // run-time handlers, and no caller app ID for Callers= to match).
+        let rules = RuleSet(RuleFiles.load(from: RuleFiles.directories(BaseDirectories(environment: environment))).rules)
+        let walked = await walk(
+            url, caller: "",
+            candidates: { url, position in rules.candidates(for: url, callerAppID: nil, outside: position) },
+            ask: { rule, current in await rule.payload.perform(on: current, launcher: fallback, activationToken: token).answer })
+        switch walked.outcome {
+        case .handled:
+            report(url, .handled, handler: nil, application: nil, message: "rule '\(walked.trace.last?.handlerName ?? "")'", via: "the rules")
+            return .accepted
+        case .discarded:
+            report(url, .discarded, handler: nil, application: nil, message: "rule '\(walked.trace.last?.handlerName ?? "")'", via: "the rules")
+            return .rejected
+        case .passedOn:
+            break
+        }
+        switch await fallback.open(walked.finalURL, activationToken: token) {
         case .opened(let application):
             report(url, .opened, handler: nil, application: application, message: nil, via: "the system default")
             return .accepted

@@ -31,6 +31,10 @@ public enum OpenURLCLI {
             status = await InspectCommands(environment: environment).explain(url, json: json)
         case .handlers(let json):
             status = await InspectCommands(environment: environment).handlers(json: json)
+        case .rules(let json):
+            status = await RuleCommands(environment: environment).list(json: json)
+        case .checkRules(let files):
+            status = RuleCommands(environment: environment).check(files)
         case .status(let json):
             status = await InspectCommands(environment: environment).status(json: json)
         case .handle(let options):

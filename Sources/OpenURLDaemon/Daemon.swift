@@ -3,6 +3,7 @@ import Desktop
 import Dispatch
 import DispatcherAPI
 import Glibc
+import Rules
 
 /// Runs the daemon from start to exit.
 public enum Daemon {
@@ -50,17 +51,38 @@ public enum Daemon {
         configuration.walkDeadline = options.walkDeadline
         configuration.limits = .init(perOwner: options.maxHandlersPerClient, total: options.maxHandlers)
         configuration.verbose = options.verbose
+        // Rules are loaded before the name is taken, so that no call finds them missing.
+        let ruleDirectories = RuleFiles.directories(BaseDirectories(environment: environment))
         let dispatcher: Dispatcher
         do {
             dispatcher = try await serve(
                 on: connection, configuration: configuration, systemDefault: makeSystemDefault(connection), logger: logger,
-                replace: options.replace, onNameLost: { stop.yield(.nameLost) })
+                rules: RuleFiles.load(from: ruleDirectories), replace: options.replace, onNameLost: { stop.yield(.nameLost) })
         } catch {
             logger.error(error.message)
             connection.close()
             return 1
         }
         logger.info("openurld \(DispatcherAPI.version) serving \(DispatcherAPI.busName) as \(connection.uniqueName)")
+
+        // Rules are loaded again when their files change, or on SIGHUP.
+        let reloadRules: @Sendable () -> Void = { dispatcher.replaceRules(with: RuleFiles.load(from: ruleDirectories)) }
+        let watcher = RuleWatcher(directories: ruleDirectories) {
+            logger.info("rule files changed; reloading")
+            reloadRules()
+        }
+        if watcher == nil { logger.warning("cannot watch the rule directories (inotify: \(String(cString: strerror(errno)))); reload with SIGHUP") }
+        signal(SIGHUP, SIG_IGN)
+        let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangUp.setEventHandler {
+            logger.info("received SIGHUP; reloading the rules")
+            reloadRules()
+        }
+        hangUp.resume()
+        defer {
+            hangUp.cancel()
+            withExtendedLifetime(watcher) {}
+        }
         let idleWatch = options.idleExit.map { limit in
             Task {
                 let step = min(max(limit / 4, .milliseconds(50)), .seconds(5))
@@ -98,15 +120,17 @@ public enum Daemon {
     /// exports the object, then claims the bus name.
     ///
     /// - Parameters:
+    ///   - rules: the rules to start with.
     ///   - replace: take the name from a running instance.
     ///   - onNameLost: called when another instance takes the name over.
     /// - Throws: a `DBusError` explaining why the daemon cannot serve, e.g. the
     ///   name is owned by another instance.
     public static func serve(
         on connection: Connection, configuration: Dispatcher.Configuration, systemDefault: any SystemDefault,
-        logger: Logger, replace: Bool = false, onNameLost: @escaping @Sendable () -> Void = {}
+        logger: Logger, rules: RuleFiles.Load? = nil, replace: Bool = false, onNameLost: @escaping @Sendable () -> Void = {}
     ) async throws(DBusError) -> Dispatcher {
         let dispatcher = Dispatcher(connection: connection, configuration: configuration, systemDefault: systemDefault, logger: logger)
+        if let rules { dispatcher.replaceRules(with: rules) }
         // Follow departures before anyone can reach us: every registration is
         // then processed before the signal saying its owner left.
         _ = try await connection.watchNameOwners { change in

@@ -69,15 +69,16 @@ extension Dispatcher {
                 ExportedMethod(
                     "Explain", arguments: [Argument("url", .string)],
                     results: [Argument("handlers", .array(Self.handlerEntry)), Argument("application", .string)],
-                    handler: { [self] call throws(DBusError) in
+                    asyncHandler: { [self] call throws(DBusError) in
                         let url = try Self.validated(try call.arguments.decode(String.self))
-                        let candidates = (try? withRegistry { registry in
-                            registry.candidates(for: url, caller: call.sender.rawValue)
-                        }) ?? []
-                        return [
-                            .array(Self.handlerEntry, candidates.map(\.dbusDescription)),
-                            .string(systemDefault.application(for: url) ?? ""),
-                        ]
+                        let (steps, application) = await explain(url, caller: call.sender)
+                        return [.array(Self.handlerEntry, steps.map(\.dbusValue)), .string(application)]
+                    }),
+                ExportedMethod(
+                    "ListRules", results: [Argument("rules", .array(Self.handlerEntry)), Argument("problems", .array(.string))],
+                    handler: { [self] _ in
+                        let (rules, problems) = loadedRules
+                        return [.array(Self.handlerEntry, rules.all.map(\.dbusDescription)), .array(.string, problems.map { .string($0.description) })]
                     }),
             ],
             properties: [ExportedProperty("Version", type: .string, isConstant: true) { .string(DispatcherAPI.version) }],
@@ -134,6 +135,7 @@ extension Dispatcher {
     static func describe(_ dispatch: Dispatch) -> [String: Variant] {
         var result: [String: Variant] = ["outcome": Variant(dispatch.outcome.rawValue), "url": Variant(dispatch.finalURL.text)]
         if let handler = dispatch.handler { result["handler"] = Variant(handler) }
+        if let rule = dispatch.rule { result["rule"] = Variant(rule) }
         if let application = dispatch.application { result["application"] = Variant(application) }
         if let message = dispatch.message { result["message"] = Variant(message) }
         return result

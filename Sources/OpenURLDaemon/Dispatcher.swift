@@ -2,6 +2,7 @@ import DBus
 import Desktop
 import DispatcherAPI
 import Routing
+import Rules
 import Synchronization
 
 /// The daemon's core: the handler registry and the dispatch of URLs through
@@ -26,6 +27,8 @@ public final class Dispatcher: Sendable {
 
     struct State {
         var registry: HandlerRegistry<HandlerEndpoint>
+        var rules = RuleSet()
+        var ruleProblems: [RuleDiagnostic] = []
         var walksInFlight = 0
         var draining = false
         /// When the last walk ended or the handlers last changed.
@@ -46,36 +49,66 @@ public final class Dispatcher: Sendable {
     public struct Dispatch: Sendable, Equatable {
         public let outcome: Outcome
         public let finalURL: ValidatedURL
-        public let handler: UInt32?
-        public let application: String?
-        public let message: String?
+        /// The run-time handler that decided, if one did.
+        public var handler: UInt32?
+        /// The rule that decided, if one did.
+        public var rule: String?
+        public var application: String?
+        public var message: String?
+
+        init(outcome: Outcome, finalURL: ValidatedURL, handler: UInt32? = nil, rule: String? = nil,
+             application: String? = nil, message: String? = nil) {
+            self.outcome = outcome
+            self.finalURL = finalURL
+            self.handler = handler
+            self.rule = rule
+            self.application = application
+            self.message = message
+        }
     }
 
-    /// Walks the handlers for `url` opened by `caller`, then the system default.
+    /// Walks the handlers and rules for `url` opened by `caller`, then the system default.
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?) async -> Dispatch {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.walkDeadline
-        // The caller's app ID costs a bus round trip; only handlers need it.
+        // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
+        // One set of rules for the whole walk, even if they are reloaded meanwhile.
+        let rules = state.withLock { $0.rules }
+        let callerAppID = rules.needsCallerAppID ? await appID.value : nil
+        let launched = Mutex<String?>(nil)
         let result = await walk(
             url, caller: caller.rawValue,
-            candidates: { url, position in
-                state.withLock { $0.registry.candidates(for: url, caller: caller.rawValue, outside: position) }
-            },
-            ask: { handler, current in
-                let remaining = deadline - clock.now
-                return await ask(
-                    handler, about: current, caller: caller, appID: await appID.value, original: url,
-                    activationToken: activationToken, timeout: min(configuration.handlerTimeout, remaining))
+            candidates: { url, position in candidates(for: url, caller: caller, callerAppID: callerAppID, rules: rules, outside: position) },
+            ask: { step, current in
+                switch step.payload {
+                case .endpoint(let endpoint):
+                    let remaining = deadline - clock.now
+                    return await ask(
+                        step.withPayload { _ in endpoint }, about: current, caller: caller, appID: await appID.value,
+                        original: url, activationToken: activationToken, timeout: min(configuration.handlerTimeout, remaining))
+                case .rule(let rule):
+                    let performance = await rule.perform(on: current, launcher: systemDefault, activationToken: activationToken)
+                    if let application = performance.application { launched.withLock { $0 = application } }
+                    if case .failed(let reason) = performance.answer {
+                        logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
+                    }
+                    return performance.answer
+                }
             },
             mayContinue: { clock.now < deadline })
 
-        let dispatch: Dispatch
+        var dispatch: Dispatch
+        let decider = result.trace.last
         switch result.outcome {
-        case .handled(let id):
-            dispatch = Dispatch(outcome: .handled, finalURL: result.finalURL, handler: id, application: nil, message: nil)
-        case .discarded(let id):
-            dispatch = Dispatch(outcome: .discarded, finalURL: result.finalURL, handler: id, application: nil, message: nil)
+        case .handled(let id), .discarded(let id):
+            dispatch = Dispatch(outcome: result.wasHandled ? .handled : .discarded, finalURL: result.finalURL)
+            if decider?.isConfigured == true {
+                dispatch.rule = decider?.handlerName
+                dispatch.application = launched.withLock { $0 }
+            } else {
+                dispatch.handler = id
+            }
         case .passedOn:
             dispatch = await fallBack(result.finalURL, activationToken: activationToken)
         }
@@ -83,16 +116,27 @@ public final class Dispatcher: Sendable {
         return dispatch
     }
 
+    /// Run-time handlers and rules that match `url`, innermost first.
+    func candidates(for url: ValidatedURL, caller: BusName, callerAppID: String?, rules: RuleSet, outside position: WalkPosition?)
+        -> [Handler<WalkStep>]
+    {
+        let handlers = state.withLock { $0.registry.candidates(for: url, caller: caller.rawValue, outside: position) }
+        let matchingRules = rules.candidates(for: url, callerAppID: callerAppID, outside: position)
+        if matchingRules.isEmpty { return handlers.map { $0.withPayload(WalkStep.endpoint) } }
+        return (handlers.map { $0.withPayload(WalkStep.endpoint) } + matchingRules.map { $0.withPayload(WalkStep.rule) })
+            .sorted { $0.position(for: caller.rawValue) < $1.position(for: caller.rawValue) }
+    }
+
     private func fallBack(_ url: ValidatedURL, activationToken: String?) async -> Dispatch {
         switch await systemDefault.open(url, activationToken: activationToken) {
         case .opened(let application):
-            Dispatch(outcome: .opened, finalURL: url, handler: nil, application: application, message: nil)
+            Dispatch(outcome: .opened, finalURL: url, application: application)
         case .noApplication(let reason):
-            Dispatch(outcome: .noApplication, finalURL: url, handler: nil, application: nil, message: reason)
+            Dispatch(outcome: .noApplication, finalURL: url, message: reason)
         case .launchFailed(let application, let reason):
-            Dispatch(outcome: .launchFailed, finalURL: url, handler: nil, application: application, message: reason)
+            Dispatch(outcome: .launchFailed, finalURL: url, application: application, message: reason)
         case .refused(let reason):
-            Dispatch(outcome: .refused, finalURL: url, handler: nil, application: nil, message: reason)
+            Dispatch(outcome: .refused, finalURL: url, message: reason)
         }
     }
 
@@ -138,11 +182,13 @@ public final class Dispatcher: Sendable {
         let who = appID.isEmpty ? caller.rawValue : "\(caller) (\(appID))"
         var line = "open \(shown) from \(who): \(dispatch.outcome.rawValue)"
         if let handler = dispatch.handler { line += " by handler \(handler)" }
+        if let rule = dispatch.rule { line += " by rule '\(rule)'" }
         if let application = dispatch.application { line += " with \(application)" }
         if let message = dispatch.message { line += ": \(message)" }
         logger.info(line)
         for entry in trace {
-            logger.debug("  handler \(entry.handlerID) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")
+            let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"
+            logger.debug("  \(who) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")
         }
     }
 }
@@ -235,4 +281,23 @@ extension Dispatcher {
 
     /// How many handlers are registered.
     public var handlerCount: Int { state.withLock { $0.registry.count } }
+
+    /// Replaces the rules with a fresh load; walks in flight finish with the
+    /// rules they started with. Problems are logged as `file:line: reason`.
+    public func replaceRules(with load: RuleFiles.Load) {
+        let rules = RuleSet(load.rules)
+        for diagnostic in load.diagnostics { logger.warning("\(diagnostic)") }
+        let disabled = load.rules.count - rules.count
+        logger.info("loaded \(rules.count) rule\(rules.count == 1 ? "" : "s") from \(load.files.count) file\(load.files.count == 1 ? "" : "s")"
+            + (disabled > 0 ? " (\(disabled) disabled or over the limit)" : "")
+            + (load.diagnostics.isEmpty ? "" : "; \(load.diagnostics.count) problem\(load.diagnostics.count == 1 ? "" : "s") reported"))
+        state.withLock {
+            $0.rules = rules
+            $0.ruleProblems = load.diagnostics
+        }
+        handlersChanged()
+    }
+
+    /// The loaded rules and the problems found loading them.
+    var loadedRules: (rules: RuleSet, problems: [RuleDiagnostic]) { state.withLock { ($0.rules, $0.ruleProblems) } }
 }

@@ -49,14 +49,15 @@ extension HandlerSpec {
 }
 
 extension Handler where Payload == HandlerEndpoint {
-    /// The `a{sv}` entry `ListHandlers` and `Explain` return.
-    var dbusDescription: Value {
-        let entries: [String: Variant] = [
+    /// The `a{sv}` entry `ListHandlers` returns (`Explain` adds to it).
+    var dbusDescription: Value { descriptionEntries.dbusValue }
+
+    var descriptionEntries: [String: Variant] {
+        [
             "id": Variant(id), "name": Variant(spec.name), "owner": Variant(owner),
             "schemes": Variant(spec.schemes), "hosts": Variant(spec.hosts.map(\.description)),
             "paths": Variant(spec.paths.map(\.description)), "priority": Variant(spec.priority),
             "scope": Variant(spec.scope.rawValue),
         ]
-        return entries.dbusValue
     }
 }

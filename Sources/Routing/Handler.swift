@@ -7,24 +7,43 @@ public struct Handler<Payload: Sendable>: Sendable {
     public let spec: HandlerSpec
     /// What the daemon needs to ask this handler (e.g. its object path).
     public let payload: Payload
+    /// Whether it comes from configuration (a rule file) rather than a
+    /// registration at run time; see `WalkPosition`.
+    public let isConfigured: Bool
 
     /// Where this handler stands in the walk for URLs opened by `caller`.
     public func position(for caller: String) -> WalkPosition {
-        WalkPosition(isCallersOwn: spec.scope == .caller && owner == caller, priority: spec.priority, id: id)
+        WalkPosition(isCallersOwn: spec.scope == .caller && owner == caller, priority: spec.priority, isConfigured: isConfigured, id: id)
+    }
+
+    /// The same handler with another payload, e.g. to walk handlers of two registries together.
+    public func withPayload<Other>(_ transform: (Payload) -> Other) -> Handler<Other> {
+        Handler<Other>(id: id, owner: owner, spec: spec, payload: transform(payload), isConfigured: isConfigured)
     }
 }
 
 /// A handler's place in the innermost-first order. Smaller is further in:
 /// the caller's own caller-scoped handlers first, then higher priority, then
-/// newer registration (a later handler wraps the ones before it).
+/// run-time handlers before configured ones (rules, which are older than any
+/// registration), then higher id: newer registration (a later handler wraps
+/// the ones before it), and for rules, earlier in the files (see `RuleSet`).
 public struct WalkPosition: Comparable, Hashable, Sendable {
     public let isCallersOwn: Bool
     public let priority: Int32
+    public let isConfigured: Bool
     public let id: UInt32
+
+    public init(isCallersOwn: Bool, priority: Int32, isConfigured: Bool = false, id: UInt32) {
+        self.isCallersOwn = isCallersOwn
+        self.priority = priority
+        self.isConfigured = isConfigured
+        self.id = id
+    }
 
     public static func < (a: WalkPosition, b: WalkPosition) -> Bool {
         if a.isCallersOwn != b.isCallersOwn { return a.isCallersOwn }
         if a.priority != b.priority { return a.priority > b.priority }
+        if a.isConfigured != b.isConfigured { return !a.isConfigured }
         return a.id > b.id
     }
 }

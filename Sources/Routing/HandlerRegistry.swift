@@ -14,6 +14,8 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     }
 
     public let limits: Limits
+    /// Whether its handlers come from configuration (see `WalkPosition`).
+    public let holdsConfigured: Bool
     private var handlers: [UInt32: Handler<Payload>] = [:]
     /// The same handlers without their payload: matching runs on these
     /// concrete values, because generic code that is not specialized across
@@ -24,8 +26,9 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     private var index: [String: SchemeIndex] = [:]
     private var lastID: UInt32 = 0
 
-    public init(limits: Limits = Limits()) {
+    public init(limits: Limits = Limits(), holdsConfigured: Bool = false) {
         self.limits = limits
+        self.holdsConfigured = holdsConfigured
     }
 
     /// The number of registered handlers.
@@ -55,7 +58,7 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
             throw RoutingError(.limitExceeded, "handler ids are exhausted; restart the dispatcher")
         }
         lastID += 1
-        let handler = Handler(id: lastID, owner: owner, spec: spec, payload: payload)
+        let handler = Handler(id: lastID, owner: owner, spec: spec, payload: payload, isConfigured: holdsConfigured)
         handlers[handler.id] = handler
         entries[handler.id] = RegistryEntry(owner: owner, spec: spec)
         owners[owner, default: []].insert(handler.id)
@@ -102,7 +105,7 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         for id in ids {
             guard let entry = entries[id] else { continue }
             if entry.spec.scope == .caller && entry.owner != caller { continue }
-            let place = entry.position(for: caller, id: id)
+            let place = entry.position(for: caller, id: id, isConfigured: holdsConfigured)
             if let position, !(position < place) { continue }
             guard entry.spec.matches(url) else { continue }
             found.append(place)
@@ -137,8 +140,8 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
 struct RegistryEntry: Sendable {
     let owner: String
     let spec: HandlerSpec
-    func position(for caller: String, id: UInt32) -> WalkPosition {
-        WalkPosition(isCallersOwn: spec.scope == .caller && owner == caller, priority: spec.priority, id: id)
+    func position(for caller: String, id: UInt32, isConfigured: Bool) -> WalkPosition {
+        WalkPosition(isCallersOwn: spec.scope == .caller && owner == caller, priority: spec.priority, isConfigured: isConfigured, id: id)
     }
 }
 

@@ -24,6 +24,8 @@ public enum WalkOutcome: Sendable, Equatable {
 /// One handler asked during a walk: who, about which URL, and what came of it.
 public struct TraceEntry: Sendable, Equatable {
     public let handlerID: UInt32
+    /// Whether the handler is a rule from the configuration (see `Handler.isConfigured`).
+    public let isConfigured: Bool
     public let handlerName: String
     /// The URL the handler was asked about.
     public let url: String
@@ -65,13 +67,15 @@ public func walk<Payload>(
     while let handler = queue.popFirst() {
         guard mayContinue() else {
             trace.append(TraceEntry(
-                handlerID: handler.id, handlerName: handler.spec.name, url: url.text,
+                handlerID: handler.id, isConfigured: handler.isConfigured, handlerName: handler.spec.name, url: url.text,
                 answer: .failed("not asked: the walk deadline passed"), note: nil))
             continue
         }
         let answer = await ask(handler, url)
         func record(_ note: String? = nil) {
-            trace.append(TraceEntry(handlerID: handler.id, handlerName: handler.spec.name, url: url.text, answer: answer, note: note))
+            trace.append(TraceEntry(
+                handlerID: handler.id, isConfigured: handler.isConfigured, handlerName: handler.spec.name, url: url.text,
+                answer: answer, note: note))
         }
         switch answer {
         case .handled:

@@ -18,6 +18,17 @@ public final class RecordingSystemDefault: SystemDefault {
         return answer
     }
     public var urls: [String] { opened.withLock { $0.map(\.url) } }
+
+    /// What rules asked for: `open ID URL` or `run COMMAND URL`.
+    public let ruleLaunches = Mutex<[String]>([])
+    public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+        ruleLaunches.withLock { $0.append("open \(id) \(url.text)") }
+        return .opened(application: id)
+    }
+    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+        ruleLaunches.withLock { $0.append("run \(commandLine) \(url.text)") }
+        return .opened(application: name)
+    }
 }
 
 /// The real dispatcher serving on a private bus, plus helpers to act as its clients.

@@ -1,0 +1,25 @@
+import DBus
+import DispatcherAPI
+import Routing
+import Rules
+
+/// One place in the walk: a run-time handler reached over D-Bus, or a rule.
+enum WalkStep: Sendable {
+    case endpoint(HandlerEndpoint)
+    case rule(Rule)
+}
+
+extension Rule {
+    /// The `a{sv}` entry `ListRules` returns.
+    var dbusDescription: Value {
+        var entries: [String: Variant] = [
+            "name": Variant(name), "file": Variant(source.path), "line": Variant(UInt32(clamping: source.line)),
+            "enabled": Variant(isEnabled), "priority": Variant(spec.priority),
+            "schemes": Variant(spec.schemes), "hosts": Variant(spec.hosts.map(\.description)),
+            "paths": Variant(spec.paths.map(\.description)), "callers": Variant(callers.map(\.description)),
+            "effect": Variant(effectDescription),
+        ]
+        if let pattern { entries["match"] = Variant(pattern.pattern) }
+        return entries.dbusValue
+    }
+}

@@ -1,0 +1,37 @@
+import Desktop
+import Routing
+
+extension Rule {
+    /// What performing a rule came to.
+    public struct Performance: Sendable, Equatable {
+        /// The rule's answer in the walk.
+        public let answer: HandlerAnswer
+        /// The application it started (`Open=`, or `rule-NAME` for `Exec=`).
+        public let application: String?
+    }
+
+    /// Applies the rule to `url`, launching with `launcher` for `Open=` and
+    /// `Exec=`. A rule that cannot do its work answers `.failed(reason)`,
+    /// which the walk treats as passing, like a failing handler.
+    public func perform(on url: ValidatedURL, launcher: any SystemDefault, activationToken: String?) async -> Performance {
+        let launch: FallbackResult
+        switch evaluate(url) {
+        case .passOn(let result):
+            return Performance(answer: result == url ? .systemAction : .rewrite(result.text), application: nil)
+        case .answer(let answer, _):
+            return Performance(answer: answer, application: nil)
+        case .failed(let reason):
+            return Performance(answer: .failed(reason), application: nil)
+        case .open(let result, let id):
+            launch = await launcher.open(result, withApplication: id, activationToken: activationToken)
+        case .exec(let result, let commandLine):
+            launch = await launcher.run(commandLine, with: result, name: "rule-" + name, activationToken: activationToken)
+        }
+        switch launch {
+        case .opened(let application):
+            return Performance(answer: .handled, application: application)
+        case .noApplication(let reason), .refused(let reason), .launchFailed(_, let reason):
+            return Performance(answer: .failed("could not launch: \(reason)"), application: nil)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import LinearRegex
+import Routing
+
+/// One `[Rule NAME]` group of a rule file: conditions, then effects.
+public struct Rule: Sendable {
+    /// What a rule does once its conditions hold, after stripping and rewriting.
+    public enum Action: Sendable, Equatable {
+        /// `Open=`: open the URL with this desktop-file ID, bypassing the defaults.
+        case open(applicationID: String)
+        /// `Exec=`: run this command line (desktop-entry Exec syntax, no shell).
+        case exec(commandLine: String)
+        /// `Result=`: answer like a handler would.
+        case result(HandlerAnswer)
+    }
+
+    /// The `NAME` of `[Rule NAME]`.
+    public let name: String
+    /// Where it was defined.
+    public let source: RuleSource
+    /// `Schemes=`, `Hosts=`, `Paths=` and `Priority=`, as for a run-time handler.
+    public let spec: HandlerSpec
+    /// `Match=`: a pattern that must match somewhere in the URL (anchor it
+    /// with `^…$` for the whole URL); its groups feed `Rewrite=`.
+    public let pattern: LinearRegex?
+    /// `Callers=`: globs over the calling application's ID; empty means anyone.
+    public let callers: [PathGlob]
+    /// `StripQuery=`: globs over query-parameter names to remove.
+    public let stripQuery: [PathGlob]
+    public let rewrite: URLTemplate?
+    public let action: Action?
+    public let isEnabled: Bool
+
+    /// Whether the rule's conditions beyond the spec hold: its pattern, and
+    /// the caller's application ID (`nil`: not known, so `Callers=` fails).
+    public func applies(to url: ValidatedURL, callerAppID: String?) -> Bool {
+        if !callers.isEmpty {
+            guard let callerAppID, callers.contains(where: { $0.matches(callerAppID) }) else { return false }
+        }
+        return pattern?.matches(url.text) ?? true
+    }
+
+    /// What the rule does to `url`; pure, so `Explain` can show it without
+    /// launching anything.
+    public func evaluate(_ url: ValidatedURL) -> RuleEffect {
+        var text = strippingQuery(url.text, parameters: stripQuery)
+        if let rewrite {
+            // Groups come from the URL being rewritten, i.e. after stripping,
+            // and from the URL the rule was asked about if stripping broke the match.
+            let match = pattern.flatMap { $0.firstMatch(in: text) ?? $0.firstMatch(in: url.text) }
+            text = rewrite.expand(match: match, url: text)
+        }
+        let result: ValidatedURL
+        do {
+            result = try ValidatedURL(text)
+        } catch {
+            return .failed("the rewritten URL is not valid (\(error.message)): \(text.prefix(200))")
+        }
+        switch action {
+        case nil, .result(.systemAction)?:
+            return .passOn(result)
+        case .result(let answer)?:
+            return .answer(answer, result)
+        case .open(let id)?:
+            return .open(result, applicationID: id)
+        case .exec(let commandLine)?:
+            return .exec(result, commandLine: commandLine)
+        }
+    }
+}
+
+/// What a rule does to one URL.
+public enum RuleEffect: Sendable, Equatable {
+    /// Pass this URL outward (changed or not).
+    case passOn(ValidatedURL)
+    /// Stop with this answer (`handled` or `discarded`) for this URL.
+    case answer(HandlerAnswer, ValidatedURL)
+    /// Open this URL with this application; `handled` once it started.
+    case open(ValidatedURL, applicationID: String)
+    /// Run this command line with this URL; `handled` once it started.
+    case exec(ValidatedURL, commandLine: String)
+    /// The rule could not do its work; it passes, like a failing handler.
+    case failed(String)
+}
+
+/// Where a rule was defined.
+public struct RuleSource: Sendable, Hashable, CustomStringConvertible {
+    public let path: String
+    public let line: Int
+    public init(path: String, line: Int) {
+        self.path = path
+        self.line = line
+    }
+    public var description: String { "\(path):\(line)" }
+}
+
+/// A problem with a rule, for people; `RuleDiagnostic` adds where.
+public struct RuleError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A problem found while loading rules: `file:line: reason`.
+public struct RuleDiagnostic: Error, Sendable, Equatable, CustomStringConvertible {
+    public let source: RuleSource
+    public let reason: String
+    public init(_ source: RuleSource, _ reason: String) {
+        self.source = source
+        self.reason = reason
+    }
+    public var description: String { "\(source): \(reason)" }
+}

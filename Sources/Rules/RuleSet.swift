@@ -1,0 +1,44 @@
+import Routing
+
+/// The enabled rules, indexed like run-time handlers so that a thousand
+/// rules for other hosts cost a URL about what none do.
+///
+/// Rules take part in the walk as session-scoped handlers of their
+/// priority; at equal priority they come after run-time handlers (see
+/// `WalkPosition`), and among themselves in load order: files by name,
+/// then top to bottom.
+public struct RuleSet: Sendable {
+    /// The most rules loaded at once; more are reported and ignored.
+    public static let maximumCount = 10_000
+
+    /// Every loaded rule, enabled or not, in load order.
+    public let all: [Rule]
+    private let registry: HandlerRegistry<Rule>
+    /// Whether any enabled rule has `Callers=`, so the walk needs the caller's app ID up front.
+    public let needsCallerAppID: Bool
+
+    public init(_ rules: [Rule] = []) {
+        all = rules
+        let enabled = rules.filter(\.isEnabled).prefix(Self.maximumCount)
+        var registry = HandlerRegistry<Rule>(
+            limits: .init(perOwner: Self.maximumCount, total: Self.maximumCount), holdsConfigured: true)
+        // Later registrations are asked first; registering from the end makes
+        // the first rule in load order the first asked.
+        for rule in enabled.reversed() {
+            _ = try? registry.register(rule.spec, owner: "", payload: rule)
+        }
+        self.registry = registry
+        needsCallerAppID = enabled.contains { !$0.callers.isEmpty }
+    }
+
+    /// The number of enabled rules.
+    public var count: Int { registry.count }
+
+    /// The rules whose conditions hold for `url` opened by an app with
+    /// `callerAppID`, innermost first, strictly outside `position` if given.
+    public func candidates(for url: ValidatedURL, callerAppID: String?, outside position: WalkPosition? = nil) -> [Handler<Rule>] {
+        registry.candidates(for: url, caller: "", outside: position).filter {
+            $0.payload.applies(to: url, callerAppID: callerAppID)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Calls back when rule files may have changed: inotify on each rule
+/// directory and, so that creating one is noticed too, on its parents.
+/// Bursts of events (an editor's save is several) are coalesced into one
+/// call after `settle`.
+public final class RuleWatcher: @unchecked Sendable {
+    // @unchecked: `source` is a constant that is only resumed in init and
+    // cancelled in deinit (Dispatch sources are thread-safe for both); every
+    // other stored property is a constant of a Sendable type or a Mutex.
+    private let descriptor: Int32
+    private let directories: [String]
+    private let watches = Mutex<[Int32: String]>([:])
+    private let pending = Mutex(false)
+    private let settle: DispatchTimeInterval
+    private let queue = DispatchQueue(label: "openurld.rule-watcher")
+    private let source: any DispatchSourceRead
+    private let onChange: @Sendable () -> Void
+
+    /// Starts watching; `nil` when inotify is not available (then only SIGHUP reloads).
+    public init?(directories: [String], settle: DispatchTimeInterval = .milliseconds(100), onChange: @escaping @Sendable () -> Void) {
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0 else { return nil }
+        self.directories = directories
+        self.settle = settle
+        self.onChange = onChange
+        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        rearm()
+        source.setEventHandler { [weak self] in self?.drain() }
+        source.resume()
+    }
+
+    deinit {
+        source.cancel()
+        close(descriptor)
+    }
+
+    /// Watches each rule directory, its `openurld` parent and the config
+    /// directory above, whichever exist now (adding a watch twice is harmless).
+    private func rearm() {
+        let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+        var paths: [String] = []
+        for directory in directories {
+            var path = directory
+            for _ in 0..<3 {
+                paths.append(path)
+                guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { break }
+                path = String(path[..<slash])
+            }
+        }
+        watches.withLock { watches in
+            for path in paths {
+                let watch = inotify_add_watch(descriptor, path, mask | UInt32(IN_ONLYDIR))
+                if watch >= 0 { watches[watch] = path }
+            }
+        }
+    }
+
+    /// Reads every queued event; schedules one reload if any concerns rules.
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var relevant = false
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            var offset = 0
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let (watch, length, name) = buffer.withUnsafeBytes { raw in
+                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                    let start = offset + MemoryLayout<inotify_event>.size
+                    let bytes = raw[start..<min(start + Int(event.len), count)].prefix { $0 != 0 }
+                    return (event.wd, Int(event.len), String(decoding: bytes, as: UTF8.self))
+                }
+                offset += MemoryLayout<inotify_event>.size + length
+                let directory = watches.withLock { $0[watch] } ?? ""
+                let path = directory + "/" + name
+                if directories.contains(directory) || directories.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) {
+                    relevant = true
+                }
+            }
+        }
+        guard relevant else { return }
+        let alreadyPending = pending.withLock { pending in
+            defer { pending = true }
+            return pending
+        }
+        guard !alreadyPending else { return }
+        queue.asyncAfter(deadline: .now() + settle) { [weak self] in
+            guard let self else { return }
+            pending.withLock { $0 = false }
+            rearm()
+            onChange()
+        }
+    }
+}
