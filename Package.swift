@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "Routing", "LinearRegex", "Desktop", "TestSupport"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["OpenURL", "OpenURLCommand", "OpenURLDaemon", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),

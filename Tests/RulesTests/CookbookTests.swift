@@ -1,0 +1,53 @@
+import Desktop
+import Routing
+import Rules
+import Synchronization
+import TestSupport
+import Testing
+
+/// Every recipe of docs/rules.md, loaded verbatim, against its examples
+/// (the daemon runs them again in `RulesEndToEndTests`).
+struct CookbookTests {
+    /// Records what rules ask to launch instead of launching.
+    final class Launches: SystemDefault {
+        let log = Mutex<[Cookbook.Expected]>([])
+        func application(for url: ValidatedURL) -> String? { nil }
+        func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult { .noApplication(reason: "") }
+        func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+            log.withLock { $0.append(.opens(url.text, with: id)) }
+            return .opened(application: id)
+        }
+        func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+            let program = (try? ExecLine(commandLine).program) ?? commandLine
+            log.withLock { $0.append(.runs(url.text, with: program)) }
+            return .opened(application: name)
+        }
+    }
+
+    @Test func theCookbookHasTenRecipesWithExamples() throws {
+        let cookbook = try Cookbook.load()
+        #expect(cookbook.recipes.count >= 10)
+        for recipe in cookbook.recipes { #expect(!recipe.examples.isEmpty, "\(recipe.title)") }
+    }
+
+    @Test func everyRecipeDoesWhatTheDocumentSays() async throws {
+        for recipe in try Cookbook.load().recipes {
+            let (rules, diagnostics) = RuleParser.parse(recipe.text, path: "rules.md")
+            #expect(diagnostics.isEmpty, "\(recipe.title): \(diagnostics)")
+            let set = RuleSet(rules)
+            for example in recipe.examples {
+                let launches = Launches()
+                let result = await walk(
+                    try ValidatedURL(example.url), caller: "",
+                    candidates: { url, position in set.candidates(for: url, callerAppID: example.callerAppID, outside: position) },
+                    ask: { rule, url in await rule.payload.perform(on: url, launcher: launches, activationToken: nil).answer })
+                let got: Cookbook.Expected? = switch result.outcome {
+                case .passedOn: .passesOn(result.finalURL.text)
+                case .discarded: .discarded
+                case .handled: launches.log.withLock { $0.last }
+                }
+                #expect(got == example.expected, "\(recipe.title): \(example)")
+            }
+        }
+    }
+}

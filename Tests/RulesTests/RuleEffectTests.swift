@@ -1,0 +1,124 @@
+import LinearRegex
+import Routing
+import Rules
+import Testing
+
+struct RuleEffectTests {
+    static func rules(_ text: String) throws -> [Rule] {
+        let (rules, diagnostics) = RuleParser.parse(text, path: "t.rules")
+        try #require(diagnostics.isEmpty, "\(diagnostics)")
+        return rules
+    }
+
+    @Test func queryStrippingKeepsTheRestExactly() throws {
+        let globs = try ["utm_*", "fbclid", "é"].map { try PathGlob($0) }
+        let cases: [(String, String)] = [
+            ("https://x/?utm_a=1", "https://x/"),
+            ("https://x/?b=2&utm_a=1&a=1", "https://x/?b=2&a=1"),
+            ("https://x/?Z=%20&fbclid=q&a=%2F&", "https://x/?Z=%20&a=%2F&"),
+            ("https://x/?utm%5Fsource=1&k", "https://x/?k"),
+            ("https://x/?%C3%A9=1&k=%C3%A9", "https://x/?k=%C3%A9"),
+            ("https://x/?a=1&&utm_b&c#frag?utm_c=1", "https://x/?a=1&&c#frag?utm_c=1"),
+            ("https://x/#?utm_a=1", "https://x/#?utm_a=1"),
+            ("https://x/?fbclid#f", "https://x/#f"),
+            ("https://x/?FBCLID=1", "https://x/?FBCLID=1"),
+            ("https://x/?a=1;utm_b=2", "https://x/?a=1;utm_b=2"),
+            ("mailto:a@b?subject=x&utm_source=y", "mailto:a@b?subject=x"),
+            ("https://x/?%zz=1&utm_x", "https://x/?%zz=1"),
+            ("https://x/", "https://x/"),
+        ]
+        for (url, expected) in cases {
+            #expect(strippingQuery(url, parameters: globs) == expected, "\(url)")
+        }
+    }
+
+    @Test func templatesExpandGroupsNamesAndDollars() throws {
+        let pattern = try LinearRegex("^(\\w+)://(?<host>[^/]+)(/.*)?$")
+        let match = try #require(pattern.firstMatch(in: "https://example.com"))
+        #expect(try URLTemplate("$1|${host}|$3|${2}|$$|$0", pattern: pattern).expand(match: match, url: "") == "https|example.com||example.com|$|https://example.com")
+        #expect(try URLTemplate("view:$0", pattern: nil).expand(match: nil, url: "https://a") == "view:https://a")
+        let mistakes: [(String, String)] = [
+            ("$4", "refers to a group Match= does not have (it has 3)"), ("${nope}", "names no group"),
+            ("a$", "at the end"), ("$x", "must be followed by"),
+        ]
+        for (template, reason) in mistakes {
+            #expect { try URLTemplate(template, pattern: pattern) } throws: { "\($0)".contains(reason) }
+        }
+        #expect { try URLTemplate("$1", pattern: nil) } throws: { "\($0)".contains("needs a Match= pattern") }
+    }
+
+    @Test func conditionsMustAllHold() throws {
+        let rule = try Self.rules("""
+            [Rule r]
+            Schemes=https
+            Hosts=*.example.com
+            Paths=/a/*
+            Match=(?i)token=[0-9]+
+            Callers=org.gnome.*;slack
+            Result=discarded
+            """)[0]
+        let set = RuleSet([rule])
+        func matches(_ url: String, _ caller: String?) throws -> Bool {
+            !set.candidates(for: try ValidatedURL(url), callerAppID: caller).isEmpty
+        }
+        #expect(try matches("https://w.example.com/a/b?TOKEN=12", "slack"))
+        #expect(try matches("https://w.example.com/a/b?token=1", "org.gnome.Terminal"))
+        #expect(try !matches("http://w.example.com/a/b?token=1", "slack"))
+        #expect(try !matches("https://example.com/a/b?token=1", "slack"))
+        #expect(try !matches("https://w.example.com/a/b/c?token=1", "slack"))
+        #expect(try !matches("https://w.example.com/a/b?token=x", "slack"))
+        #expect(try !matches("https://w.example.com/a/b?token=1", "firefox"))
+        #expect(try !matches("https://w.example.com/a/b?token=1", nil))
+    }
+
+    @Test func effectsApplyInOrderAndAnInvalidResultFails() throws {
+        let rules = try Self.rules("""
+            [Rule strip-then-rewrite]
+            StripQuery=utm_*
+            Match=^https://a\\.example/(.*)$
+            Rewrite=https://b.example/$1
+            Open=b.desktop
+            [Rule bad-rewrite]
+            Rewrite=not a url $0
+            [Rule unchanged]
+            Result=systemAction
+            """)
+        let url = try ValidatedURL("https://a.example/p?x=1&utm_a=2")
+        #expect(rules[0].evaluate(url) == .open(try ValidatedURL("https://b.example/p?x=1"), applicationID: "b.desktop"))
+        guard case .failed(let reason) = rules[1].evaluate(url) else { Issue.record("the rewrite was accepted"); return }
+        #expect(reason.contains("not valid"))
+        #expect(rules[2].evaluate(url) == .passOn(url))
+    }
+
+    /// Rules rank by priority, come after run-time handlers of the same
+    /// priority, and keep file order among themselves.
+    @Test func rulesAndHandlersInterleaveByPriority() async throws {
+        let rules = try Self.rules("""
+            [Rule low]
+            Priority=-1
+            Result=systemAction
+            [Rule first]
+            Result=systemAction
+            [Rule second]
+            Result=systemAction
+            [Rule high]
+            Priority=5
+            Result=systemAction
+            [Rule off]
+            Enabled=false
+            Priority=100
+            Result=handled
+            """)
+        let set = RuleSet(rules)
+        #expect(set.count == 4)
+        var registry = HandlerRegistry<String>()
+        _ = try registry.register(try HandlerSpec(schemes: ["https"], priority: 0), owner: ":1.1", payload: "handler-0")
+        _ = try registry.register(try HandlerSpec(schemes: ["https"], priority: 5), owner: ":1.1", payload: "handler-5")
+        _ = try registry.register(try HandlerSpec(schemes: ["https"], priority: 0, scope: .caller), owner: ":1.9", payload: "own")
+        let url = try ValidatedURL("https://example.com/")
+        let merged = (registry.candidates(for: url, caller: ":1.9").map { $0.withPayload { $0 } }
+            + set.candidates(for: url, callerAppID: nil).map { $0.withPayload { "rule " + $0.name } })
+            .sorted { $0.position(for: ":1.9") < $1.position(for: ":1.9") }
+        #expect(merged.map(\.payload) == ["own", "handler-5", "rule high", "handler-0", "rule first", "rule second", "rule low"])
+    }
+}
