@@ -87,8 +87,9 @@ enum Help {
         passed. Rules are applied; handlers are not asked (they count as passing).
 
         Options:
-          --json    print one JSON object: {"url", "steps": [...], "application"};
-                    each step has "kind" (handler or rule), "handler" or "rule",
+          --json    print one JSON object: {"url", "handlers": [...], "application"};
+                    each step has "kind" (handler or rule), the fields 'openurl
+                    handlers --json' or 'openurl rules --json' gives for it, and
                     "url", "result" and, for a rewrite, "result-url"
 
         Exit status: 0 on success, 2 for an invalid URL, 3 when openurld cannot be reached.

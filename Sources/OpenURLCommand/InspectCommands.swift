@@ -28,7 +28,7 @@ struct InspectCommands {
         do {
             let (steps, application) = try await client.explain(url.text)
             if json {
-                Console.out(JSON.object([("url", JSON.string(url.text)), ("steps", JSON.array(steps.map(Self.json))),
+                Console.out(JSON.object([("url", JSON.string(url.text)), ("handlers", JSON.array(steps.map(Self.json))),
                                          ("application", application.isEmpty ? "null" : JSON.string(application))]) + "\n")
                 return .accepted
             }
@@ -68,25 +68,25 @@ struct InspectCommands {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// A step: the handler's or rule's own fields, plus kind, url, result and result-url.
     static func json(_ step: DispatcherClient.ExplainStep) -> String {
-        var fields: [(String, String)] = [("url", JSON.string(step.url)), ("result", JSON.string(step.result))]
+        var fields = [("kind", JSON.string(step.rule == nil ? "handler" : "rule"))]
+        if let rule = step.rule { fields += self.fields(rule) } else if let handler = step.handler { fields += self.fields(handler) }
+        fields += [("url", JSON.string(step.url)), ("result", JSON.string(step.result))]
         if let resultURL = step.resultURL { fields.append(("result-url", JSON.string(resultURL))) }
-        if let rule = step.rule {
-            fields = [("kind", JSON.string("rule")), ("rule", json(rule))] + fields
-        } else if let handler = step.handler {
-            fields = [("kind", JSON.string("handler")), ("handler", json(handler))] + fields
-        }
         return JSON.object(fields)
     }
 
-    static func json(_ rule: DispatcherClient.RuleInfo) -> String {
-        JSON.object([
+    static func json(_ rule: DispatcherClient.RuleInfo) -> String { JSON.object(fields(rule)) }
+
+    static func fields(_ rule: DispatcherClient.RuleInfo) -> [(String, String)] {
+        [
             ("name", JSON.string(rule.name)), ("file", JSON.string(rule.file)), ("line", String(rule.line)),
             ("enabled", rule.isEnabled ? "true" : "false"), ("priority", String(rule.priority)),
             ("schemes", JSON.array(rule.schemes.map(JSON.string))), ("hosts", JSON.array(rule.hosts.map(JSON.string))),
             ("paths", JSON.array(rule.paths.map(JSON.string))), ("callers", JSON.array(rule.callers.map(JSON.string))),
             ("match", rule.match.map(JSON.string) ?? "null"), ("effect", JSON.string(rule.effect)),
-        ])
+        ]
     }
 
     func handlers(json: Bool) async -> ExitStatus {
@@ -134,13 +134,15 @@ struct InspectCommands {
         return .accepted
     }
 
-    static func json(_ handler: DispatcherClient.HandlerInfo) -> String {
-        JSON.object([
+    static func json(_ handler: DispatcherClient.HandlerInfo) -> String { JSON.object(fields(handler)) }
+
+    static func fields(_ handler: DispatcherClient.HandlerInfo) -> [(String, String)] {
+        [
             ("id", String(handler.id)), ("name", JSON.string(handler.name)), ("owner", JSON.string(handler.owner)),
             ("schemes", JSON.array(handler.schemes.map(JSON.string))), ("hosts", JSON.array(handler.hosts.map(JSON.string))),
             ("paths", JSON.array(handler.paths.map(JSON.string))), ("priority", String(handler.priority)),
             ("scope", JSON.string(handler.scope)),
-        ])
+        ]
     }
 }
 

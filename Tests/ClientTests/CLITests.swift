@@ -77,7 +77,7 @@ struct CLITests {
     @Test func explainHandlersStatusAndDefault() async throws {
         try await withSession { s in
             let explain = try await s.openurl("explain", "https://example.com/")
-            #expect(explain.stdout == "https://example.com/: no handler matches\nit would be opened with browser.desktop\n")
+            #expect(explain.stdout == "https://example.com/: no handler or rule matches\nit would be opened with browser.desktop\n")
             let json = try await s.openurl("explain", "--json", "https://example.com/")
             #expect(json.stdout == "{\"url\":\"https://example.com/\",\"handlers\":[],\"application\":\"browser.desktop\"}\n")
             #expect(try await s.openurl("handlers").stdout == "no handlers are registered\n")
@@ -90,7 +90,7 @@ struct CLITests {
     }
 
     @Test func everySubcommandHasAManPageHelp() async throws {
-        for topic in ["explain", "handlers", "handle", "default", "set-default", "unset-default", "status"] {
+        for topic in ["explain", "handlers", "rules", "check-rules", "handle", "default", "set-default", "unset-default", "status"] {
             let result = try await run([Binaries.openurl, topic, "--help"])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("Usage: openurl"), "\(topic)")
@@ -99,6 +99,88 @@ struct CLITests {
         let main = try await run([Binaries.openurl, "--help"])
         #expect(main.stdout.contains("Exit status:") && main.stdout.contains("Examples:"))
         #expect(try await run([Binaries.openurl, "--version"]).stdout == "openurl 0.1.0\n")
+    }
+
+    static let rulesFile = """
+        [Rule block]
+        Hosts=ads.example
+        Result=discarded
+
+        [Rule nitter]
+        Hosts=twitter.com
+        Match=^https://twitter\\.com/(.*)$
+        Rewrite=https://nitter.net/$1
+        Priority=3
+
+        [Rule broken]
+        Match=(a)\\1
+        Result=handled
+        """
+
+    @Test func rulesCheckRulesAndExplainShowWhatRulesDo() async throws {
+        try await withSession { s in
+            let file = s.tree.root + "/config/openurld/rules.d/10-mine.rules"
+            try s.tree.write("config/openurld/rules.d/10-mine.rules", Self.rulesFile)
+            try s.tree.write("elsewhere/ok.rules", "[Rule ok]\nResult=handled\n")
+            var loaded = ""
+            for _ in 0..<500 {
+                loaded = try await s.openurl("rules").stdout
+                if loaded.contains("nitter") { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+
+            let check = try await s.openurl("check-rules")
+            #expect(check.status == 1)
+            #expect(check.stdout == """
+                \(file):12: Match=: at offset 3: backreferences are not supported (they need backtracking)
+                2 rules in 1 file loaded; 1 problem (the rules they concern are skipped)
+
+                """)
+            let one = try await s.openurl("check-rules", s.tree.root + "/elsewhere/ok.rules")
+            #expect(one.status == 0 && one.stdout == "1 rule in 1 file: no problems\n")
+
+            let rows = loaded.split(separator: "\n").map { $0.split(separator: "  ").map { $0.trimmingCharacters(in: .whitespaces) } }
+            #expect(rows == [
+                ["NAME", "SOURCE", "PRIORITY", "MATCHES", "EFFECT"],
+                ["block", "\(file):1", "0", "* hosts ads.example", "answer discarded"],
+                ["nitter", "\(file):5", "3", "* hosts twitter.com match ^https://twitter\\.com/(.*)$", "rewrite to https://nitter.net/$1"],
+                ["problem: \(file):12: Match=: at offset 3: backreferences are not supported (they need backtracking)"],
+            ])
+            #expect(try await s.openurl("rules", "--json").stdout.hasPrefix("{\"rules\":[{\"name\":\"block\",\"file\":"))
+
+            let explain = try await s.openurl("explain", "https://twitter.com/jack")
+            #expect(explain.stdout == """
+                https://twitter.com/jack would be offered, in this order, to:
+                  1. rule "nitter" (\(file):5, priority 3): pass on https://nitter.net/jack
+                then, if all pass, https://nitter.net/jack with browser.desktop
+
+                """)
+            let blocked = try await s.openurl("explain", "https://ads.example/x")
+            #expect(blocked.stdout.hasSuffix("  1. rule \"block\" (\(file):1, priority 0): discarded\nand the walk would stop there (discarded)\n"))
+            let json = try await s.openurl("explain", "--json", "https://ads.example/x")
+            #expect(json.stdout.contains("\"kind\":\"rule\",\"name\":\"block\""))
+            #expect(json.stdout.contains("\"url\":\"https://ads.example/x\",\"result\":\"discarded\""))
+
+            let opened = try await s.openurl("-v", "https://twitter.com/jack")
+            #expect(opened.status == 0)
+            #expect(try await s.tree.waitForRecords(1)[0].arguments == ["https://nitter.net/jack"])
+            let refused = try await s.openurl("https://ads.example/x")
+            #expect(refused.status == 1 && refused.stderr.contains("discarded (via openurld)"))
+        }
+    }
+
+    /// Without a daemon, openurl applies the rules itself before the default.
+    @Test func withoutADaemonTheRulesStillApply() async throws {
+        try await withSession(daemon: false) { s in
+            try s.tree.write("config/openurld/rules.d/10-mine.rules", Self.rulesFile)
+            #expect(try await s.openurl("https://twitter.com/jack").status == 0)
+            #expect(try await s.tree.waitForRecords(1)[0].arguments == ["https://nitter.net/jack"])
+            let refused = try await s.openurl("https://ads.example/x")
+            #expect(refused.status == 1 && refused.stderr.contains("discarded (via the rules): rule 'block'"), "\(refused.stderr)")
+            let rules = try await s.openurl("rules")
+            #expect(rules.stderr.contains("openurld is not reachable"))
+            #expect(rules.stdout.contains("nitter"))
+        }
     }
 
     /// A shell script as a handler, answering each of the four results.
