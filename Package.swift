@@ -71,5 +71,6 @@ if getenv("OPENURLD_FUZZ") != nil {
         .executableTarget(name: "fuzz-exec", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzExec"),
         .executableTarget(name: "fuzz-keyfile", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzKeyFile"),
         .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),
+        .executableTarget(name: "fuzz-rules", dependencies: ["Rules", "Routing", "LinearRegex"], path: "Tests/Fuzz/FuzzRules"),
     ]
 }

@@ -185,6 +185,28 @@ def main():
         row(rows, f"chain of {n} handler(s) p50", v, "µs")
     row(rows, "cost per extra hop", (depth[64] - depth[1]) / 63, "µs", floor["p50_us"], note="ratio: hops per bus round trip")
 
+    # 4b. Rules: 1000 loaded for other hosts must cost next to nothing.
+    handling = start([e.busbench, "handlers", e.address, "0"])
+    no_rules = e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"]
+    rules_dir = f"{e.dir}/config/openurld/rules.d"
+    os.makedirs(rules_dir, exist_ok=True)
+    with open(f"{rules_dir}/50-bench.rules", "w") as f:
+        for i in range(1000):
+            effect = f"Match=^https://host-{i}\\.example/(.*)$\nRewrite=https://mirror-{i}.example/$1" if i % 2 else "Result=discarded"
+            f.write(f"[Rule r{i}]\nHosts=host-{i}.example;*.host-{i}.example\n{effect}\n\n")
+    daemon.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while "loaded 1000 rules" not in open(f"{e.dir}/openurld.log").read():
+        if time.monotonic() > deadline:
+            raise SystemExit("bench: openurld did not load the 1000 rules")
+        time.sleep(0.01)
+    with_rules = e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"]
+    row(rows, "OpenURL p50, no rules", no_rules, "µs")
+    row(rows, "OpenURL p50, 1000 rules for other hosts", with_rules, "µs", no_rules, "≤ 1.2")
+    os.remove(f"{rules_dir}/50-bench.rules")
+    daemon.send_signal(signal.SIGHUP)
+    stop(handling)
+
     # 5. Registry scale: other handlers that never match; one that handles.
     handling = start([e.busbench, "handlers", e.address, "0"])
     scale = {}
