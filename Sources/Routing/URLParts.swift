@@ -73,7 +73,7 @@ struct URLParts {
 }
 
 /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8.
-func percentDecoded(_ text: Substring) -> String? {
+public func percentDecoded(_ text: Substring) -> String? {
     guard text.contains("%") else { return String(text) }
     var bytes: [UInt8] = []
     var iterator = text.utf8.makeIterator()
