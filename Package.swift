@@ -6,6 +6,7 @@
 //   Spawn         posix_spawn with a clean signal state and no inherited descriptors
 //   Routing       pure: URL validation, handler specs, the innermost-first walk
 //   LinearRegex   pure: regular expressions matched in linear time (for rules)
+//   LinkDetection pure: finding links in text (also a product, for clients)
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
 //   Desktop       XDG: base dirs, keyfiles, mimeapps.list, desktop entries, Exec; the launcher
 //   Rules         rule files: parsing, matching and effects (pure), loading and watching them
@@ -24,7 +25,7 @@ let package = Package(
     products: [
         .executable(name: "openurld", targets: ["openurld"]),
         .executable(name: "openurl", targets: ["openurl"]),
-        .library(name: "OpenURL", targets: ["OpenURL"]),
+        .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection"]),
     ],
     targets: [
         .systemLibrary(
@@ -37,6 +38,7 @@ let package = Package(
         .target(name: "Spawn", dependencies: ["CSpawn"]),
         .target(name: "Routing"),
         .target(name: "LinearRegex"),
+        .target(name: "LinkDetection"),
         .target(name: "DispatcherAPI", dependencies: ["DBus"]),
         .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "Desktop", "DispatcherAPI"]),
@@ -54,6 +56,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
+        .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "Routing", "LinearRegex", "Desktop", "TestSupport"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),

@@ -1,0 +1,115 @@
+/// A run of domain labels found in the text.
+struct DomainName {
+    let range: Range<Int>
+    /// The range of each label.
+    let labels: [Range<Int>]
+}
+
+extension TextScan {
+    /// The labels starting at `start` (letters, digits and inner hyphens,
+    /// separated by single dots), without a final dot; `nil` unless there
+    /// are two labels or more and the last is an IANA top-level domain.
+    func domain(at start: Int) -> DomainName? {
+        var labels: [Range<Int>] = []
+        var index = start
+        while true {
+            let labelStart = index
+            while index < count, isLabelCharacter(scalars[index]), index - labelStart < 63 { index += 1 }
+            guard index > labelStart, scalars[labelStart] != "-", scalars[index - 1] != "-" else { break }
+            labels.append(labelStart..<index)
+            guard index + 1 < count, scalars[index] == ".", isLabelCharacter(scalars[index + 1]) else { break }
+            index += 1
+        }
+        guard labels.count >= 2, let last = labels.last else { return nil }
+        let tld = scalars[last]
+        guard tld.allSatisfy({ Characters.isLetterOrDigit($0) && !Characters.isDigit($0) }),
+              let ascii = Punycode.asciiLabel(tld), TopLevelDomains.all.contains(ascii)
+        else { return nil }
+        return DomainName(range: start..<last.upperBound, labels: labels)
+    }
+
+    func isLabelCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        Characters.isLetterOrDigit(scalar) || scalar == "-"
+    }
+
+    /// E-mail addresses: `local@domain.tld`, as `mailto:` links.
+    mutating func findEmailAddresses() {
+        for at in 0..<count where scalars[at] == "@" && !isClaimed(at) {
+            var start = at
+            while start > 0, at - start <= 64, isLocalCharacter(scalars[start - 1]) { start -= 1 }
+            // A local part is at most 64 characters (RFC 5321).
+            guard start == 0 || !isLocalCharacter(scalars[start - 1]) else { continue }
+            while start < at, scalars[start] == "." { start += 1 }
+            guard start < at, scalars[at - 1] != "." else { continue }
+            if start > 0, "/:@".unicodeScalars.contains(scalars[start - 1]) { continue }
+            guard let domain = domain(at: at + 1) else { continue }
+            let end = domain.range.upperBound
+            // git@github.com:owner/repo is an SCP-style address, not e-mail.
+            if self[end] == ":", let next = self[end + 1], !Characters.endsURL(next) { continue }
+            if let next = self[end], next == "@" || next == "_" || isLabelCharacter(next) { continue }
+            claim(start..<end, .email, url: "mailto:" + text(start..<end))
+        }
+    }
+
+    private func isLocalCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        Characters.isLetterOrDigit(scalar) || "._%+-".unicodeScalars.contains(scalar)
+    }
+
+    /// Two-label names with these top-level domains are file names far more
+    /// often than web sites (`README.md`, `setup.py`, `main.rs`), so they are
+    /// links only with `www.`, a port or a path.
+    static let fileExtensionTLDs: Set<String> = [
+        "cc", "md", "ml", "mov", "pm", "ps", "py", "rs", "sh", "so", "tf", "zip",
+    ]
+
+    /// Bare web addresses: `www.example.com`, `example.org/path`, `bücher.de`,
+    /// as `https://` links.
+    mutating func findBareWebAddresses() {
+        var start = 0
+        while start < count {
+            guard !isClaimed(start), Characters.isLetterOrDigit(scalars[start]),
+                  start == 0 || isDomainBoundary(scalars[start - 1])
+            else {
+                start += 1
+                continue
+            }
+            guard let domain = domain(at: start) else {
+                // Skip the rest of this token: no address starts inside it.
+                while start < count, isLabelCharacter(scalars[start]) || scalars[start] == "." { start += 1 }
+                continue
+            }
+            var end = domain.range.upperBound
+            if let next = self[end], next == "@" || next == "_" || next == "-" {
+                start = end
+                continue
+            }
+            var hasPortOrPath = false
+            if self[end] == ":", let digit = self[end + 1], Characters.isDigit(digit) {
+                end += 1
+                while end < count, Characters.isDigit(scalars[end]), end - domain.range.upperBound <= 6 { end += 1 }
+                hasPortOrPath = true
+            }
+            if let next = self[end], "/?#".unicodeScalars.contains(next) {
+                end = urlEnd(from: start, notBefore: end)
+                hasPortOrPath = true
+            }
+            if isPlausibleAddress(domain, hasPortOrPath: hasPortOrPath) {
+                claim(start..<end, .web, url: "https://" + text(start..<end))
+            }
+            start = end
+        }
+    }
+
+    private func isPlausibleAddress(_ domain: DomainName, hasPortOrPath: Bool) -> Bool {
+        let tld = text(domain.labels.last!)
+        // "done.Next" is a sentence without a space, not a site.
+        guard tld == tld.lowercased() || tld == tld.uppercased() else { return false }
+        let hasWWW = text(domain.labels[0]).lowercased() == "www"
+        if domain.labels.count == 2, !hasWWW, !hasPortOrPath, Self.fileExtensionTLDs.contains(tld.lowercased()) { return false }
+        return true
+    }
+
+    private func isDomainBoundary(_ scalar: Unicode.Scalar) -> Bool {
+        !(isLabelCharacter(scalar) || ".@/\\_#$%&=+~:".unicodeScalars.contains(scalar))
+    }
+}

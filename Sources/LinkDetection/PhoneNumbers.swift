@@ -1,0 +1,99 @@
+extension TextScan {
+    /// Phone numbers: international (`+44 20 7946 0958`, `+1 (555) 010-9999`,
+    /// `+4930123456`) and the common national shapes (North American
+    /// `(555) 010-9999`, `1-800-555-0199`, `555.010.9999`; trunk-prefixed
+    /// `020 7946 0958`, `030 1234567`, `01 23 45 67 89`), as `tel:` links with
+    /// only the digits (and `+`). Dates, versions, prices, IP addresses, ISBNs
+    /// and card numbers do not have these shapes.
+    mutating func findPhoneNumbers() {
+        var start = 0
+        while start < count {
+            guard !isClaimed(start), isPhoneStart(at: start) else {
+                start += 1
+                continue
+            }
+            let (end, groups, separators) = phoneCandidate(at: start)
+            if end > start, isPhoneEnd(at: end), isPhoneNumber(groups: groups, separators: separators, international: scalars[start] == "+") {
+                let digits = groups.joined()
+                claim(start..<end, .phone, url: "tel:" + (scalars[start] == "+" ? "+" : "") + digits)
+            }
+            start = max(end, start + 1)
+        }
+    }
+
+    private static let separators: Set<Unicode.Scalar> = [" ", "-", ".", "\u{00A0}", "\u{2011}", "\u{2010}"]
+
+    private func isPhoneStart(at index: Int) -> Bool {
+        let scalar = scalars[index]
+        guard Characters.isDigit(scalar) || ((scalar == "+" || scalar == "(") && self[index + 1].map(Characters.isDigit) == true)
+        else { return false }
+        guard let previous = self[index - 1] else { return true }
+        return !(Characters.isLetterOrDigit(previous) || ".,-+/:$€£¥_#@=%(".unicodeScalars.contains(previous) && !(previous == "(" && scalar != "("))
+    }
+
+    /// Digit groups from `start`, joined by single separators or an area code
+    /// in parentheses; ends before a trailing separator.
+    private func phoneCandidate(at start: Int) -> (end: Int, groups: [String], separators: Set<Unicode.Scalar>) {
+        var groups: [String] = []
+        var separators = Set<Unicode.Scalar>()
+        var index = start
+        if scalars[index] == "+" { index += 1 }
+        var end = index
+        var inParentheses = false
+        while index < count, index - start < 32 {
+            let scalar = scalars[index]
+            if Characters.isDigit(scalar) {
+                var group = ""
+                while index < count, Characters.isDigit(scalars[index]) {
+                    group.unicodeScalars.append(scalars[index])
+                    index += 1
+                }
+                groups.append(group)
+                end = index
+                if inParentheses {
+                    guard self[index] == ")" else { return (start, [], []) }
+                    inParentheses = false
+                    index += 1
+                    end = index
+                    if self[index] == " " || self[index] == "-" { separators.insert(scalars[index]); index += 1 }
+                }
+            } else if scalar == "(" && !inParentheses && groups.count <= 1 && self[index + 1].map(Characters.isDigit) == true {
+                inParentheses = true
+                separators.insert("(")
+                index += 1
+            } else if Self.separators.contains(scalar), let next = self[index + 1], Characters.isDigit(next) || next == "(" {
+                separators.insert(scalar)
+                index += 1
+            } else {
+                break
+            }
+        }
+        return (end, groups, separators)
+    }
+
+    /// Not followed by more of a number: a letter or digit, a decimal part
+    /// (`.5`, `,50`), `%`, a time (`:30`) or a date (`/12`).
+    private func isPhoneEnd(at end: Int) -> Bool {
+        guard let next = self[end] else { return true }
+        if Characters.isLetterOrDigit(next) || next == "%" || next == "@" || next == "_" { return false }
+        if ".,:/-".unicodeScalars.contains(next), let after = self[end + 1], Characters.isDigit(after) { return false }
+        return true
+    }
+
+    private func isPhoneNumber(groups: [String], separators: Set<Unicode.Scalar>, international: Bool) -> Bool {
+        let digits = groups.reduce(0) { $0 + $1.count }
+        let sizes = groups.map(\.count)
+        if international {
+            // E.164: at most 15 digits; fewer than 8 is no reachable number.
+            return (8...15).contains(digits) && !(separators.contains(".") && groups.count >= 4 && sizes.allSatisfy { $0 <= 3 })
+        }
+        guard groups.count >= 2 else { return false }
+        if separators.contains(".") && separators != ["."] { return false }
+        // North American: [1-]AAA-EEE-NNNN, with (AAA) allowed.
+        let northAmerican = sizes == [3, 3, 4] || (sizes == [1, 3, 3, 4] && groups[0] == "1")
+        // A trunk prefix 0 and 10 or 11 digits (UK, Germany, France, …), groups of 2 to 8.
+        let trunk = groups[0].hasPrefix("0") && (10...11).contains(digits) && sizes.allSatisfy { (2...8).contains($0) }
+            && !separators.contains(".")
+        return northAmerican || trunk
+    }
+}
