@@ -135,6 +135,31 @@ public struct DispatcherClient: Sendable {
         return (steps.map(ExplainStep.init), application)
     }
 
+    /// A link `DetectLinks` found: UTF-8 offset and length, kind, URL.
+    public struct FoundLink: Sendable, Equatable {
+        public let offset: UInt32
+        public let length: UInt32
+        public let kind: String
+        public let url: String
+    }
+
+    /// The links in `text` (`kinds`: only these; `nil`: all).
+    public func detectLinks(in text: String, kinds: [String]? = nil) async throws(DBusError) -> [FoundLink] {
+        var options: [String: Variant] = [:]
+        if let kinds { options["kinds"] = Variant(kinds) }
+        let reply = try await call("DetectLinks", [.string(text), options.dbusValue])
+        let unexpected = DBusError.invalidArgs("DetectLinks replied with '\(reply.signature)' instead of 'a(uuss)'")
+        guard case .array(_, let items)? = reply.first, reply.count == 1 else { throw unexpected }
+        var links: [FoundLink] = []
+        for item in items {
+            guard case .structure(let fields) = item, fields.count == 4, case .uint32(let offset) = fields[0],
+                  case .uint32(let length) = fields[1], case .string(let kind) = fields[2], case .string(let url) = fields[3]
+            else { throw unexpected }
+            links.append(FoundLink(offset: offset, length: length, kind: kind, url: url))
+        }
+        return links
+    }
+
     /// The daemon's rules and the problems found loading them.
     public func rules() async throws(DBusError) -> (rules: [RuleInfo], problems: [String]) {
         let (rules, problems) = try await call("ListRules").decode([[String: Variant]].self, [String].self)

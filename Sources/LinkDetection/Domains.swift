@@ -41,7 +41,7 @@ extension TextScan {
             guard start == 0 || !isLocalCharacter(scalars[start - 1]) else { continue }
             while start < at, scalars[start] == "." { start += 1 }
             guard start < at, scalars[at - 1] != "." else { continue }
-            if start > 0, "/:@".unicodeScalars.contains(scalars[start - 1]) { continue }
+            if start > 0, Self.beforeNoAddress.contains(scalars[start - 1]) { continue }
             guard let domain = domain(at: at + 1) else { continue }
             let end = domain.range.upperBound
             // git@github.com:owner/repo is an SCP-style address, not e-mail.
@@ -52,8 +52,12 @@ extension TextScan {
     }
 
     private func isLocalCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        Characters.isLetterOrDigit(scalar) || "._%+-".unicodeScalars.contains(scalar)
+        Characters.isLetterOrDigit(scalar) || Self.localPunctuation.contains(scalar)
     }
+
+    private static let beforeNoAddress = ASCIISet("/:@")
+    private static let localPunctuation = ASCIISet("._%+-")
+    private static let notBeforeDomains = ASCIISet(".@/\\_#$%&=+~:")
 
     /// Two-label names with these top-level domains are file names far more
     /// often than web sites (`README.md`, `setup.py`, `main.rs`), so they are
@@ -110,6 +114,6 @@ extension TextScan {
     }
 
     private func isDomainBoundary(_ scalar: Unicode.Scalar) -> Bool {
-        !(isLabelCharacter(scalar) || ".@/\\_#$%&=+~:".unicodeScalars.contains(scalar))
+        !(isLabelCharacter(scalar) || Self.notBeforeDomains.contains(scalar))
     }
 }

@@ -13,6 +13,10 @@ public struct LinkDetector: Sendable {
         self.kinds = kinds
     }
 
+    /// The most text `DetectLinks` takes over D-Bus, in UTF-8 bytes (1 MiB);
+    /// the CLI reads longer input line by line.
+    public static let maximumTextLength = 1 << 20
+
     /// The IANA top-level-domain list's version this build carries.
     public static var topLevelDomainsVersion: String { TopLevelDomains.version }
 

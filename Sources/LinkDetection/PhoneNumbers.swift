@@ -21,6 +21,8 @@ extension TextScan {
         }
     }
 
+    private static let notBeforeNumbers = ASCIISet(".,-+/:$_#@=%")
+    private static let numberJoiners = ASCIISet(".,:/-")
     private static let separators: Set<Unicode.Scalar> = [" ", "-", ".", "\u{00A0}", "\u{2011}", "\u{2010}"]
 
     private func isPhoneStart(at index: Int) -> Bool {
@@ -28,7 +30,8 @@ extension TextScan {
         guard Characters.isDigit(scalar) || ((scalar == "+" || scalar == "(") && self[index + 1].map(Characters.isDigit) == true)
         else { return false }
         guard let previous = self[index - 1] else { return true }
-        return !(Characters.isLetterOrDigit(previous) || ".,-+/:$€£¥_#@=%(".unicodeScalars.contains(previous) && !(previous == "(" && scalar != "("))
+        if previous == "(" { return scalar != "(" }
+        return !(Characters.isLetterOrDigit(previous) || Self.notBeforeNumbers.contains(previous) || "€£¥".unicodeScalars.contains(previous))
     }
 
     /// Digit groups from `start`, joined by single separators or an area code
@@ -76,7 +79,7 @@ extension TextScan {
     private func isPhoneEnd(at end: Int) -> Bool {
         guard let next = self[end] else { return true }
         if Characters.isLetterOrDigit(next) || next == "%" || next == "@" || next == "_" { return false }
-        if ".,:/-".unicodeScalars.contains(next), let after = self[end + 1], Characters.isDigit(after) { return false }
+        if Self.numberJoiners.contains(next), let after = self[end + 1], Characters.isDigit(after) { return false }
         return true
     }
 

@@ -63,7 +63,7 @@ enum Characters {
     /// around them (`< > " \` { } | \ ^`), and CJK punctuation.
     static func endsURL(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.isASCII {
-            return scalar.value <= 0x20 || scalar.value == 0x7F || "<>\"`{}|\\^".unicodeScalars.contains(scalar)
+            return scalar.value <= 0x20 || scalar.value == 0x7F || urlEnders.contains(scalar)
         }
         switch scalar.value {
         case 0x3000...0x303F, 0xFF01, 0xFF08, 0xFF09, 0xFF0C, 0xFF0E, 0xFF1A, 0xFF1B, 0xFF1F, 0x2018...0x201F, 0x00AB, 0x00BB:
@@ -77,8 +77,11 @@ enum Characters {
 
     /// Punctuation that ends a sentence or a clause rather than a URL.
     static func isTrailingPunctuation(_ scalar: Unicode.Scalar) -> Bool {
-        ".,:;!?'*…".unicodeScalars.contains(scalar)
+        trailingPunctuation.contains(scalar) || scalar == "…"
     }
+
+    private static let urlEnders = ASCIISet("<>\"`{}|\\^")
+    private static let trailingPunctuation = ASCIISet(".,:;!?'*")
 }
 
 extension TextScan {

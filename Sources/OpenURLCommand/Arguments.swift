@@ -7,6 +7,7 @@ public enum Command: Equatable, Sendable {
     case handlers(json: Bool)
     case rules(json: Bool)
     case checkRules(files: [String])
+    case detect(DetectOptions)
     case handle(HandleOptions)
     case showDefault(schemes: [String])
     case setDefault(schemes: [String])
@@ -27,6 +28,14 @@ public struct HandleOptions: Equatable, Sendable {
     public var command: [String] = []
 }
 
+/// `openurl detect`'s options.
+public struct DetectOptions: Equatable, Sendable {
+    public var text: String?
+    public var json = false
+    public var open = false
+    public var kinds: [String] = []
+}
+
 /// A command-line mistake; `openurl` prints it and exits with status 2.
 public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     public let description: String
@@ -38,7 +47,7 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension Command {
-    static let subcommands = ["explain", "handlers", "rules", "check-rules", "handle", "default", "set-default", "unset-default", "status", "help"]
+    static let subcommands = ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "status", "help"]
     static let defaultSchemes = ["http", "https"]
 
     /// Parses `arguments` (without the program name).
@@ -75,6 +84,8 @@ extension Command {
             let (flags, positional) = split(rest)
             try check(flags, allowed: [], topic: first)
             return .checkRules(files: positional)
+        case "detect":
+            return .detect(try parseDetect(rest))
         case "status":
             let (flags, positional) = split(rest)
             try check(flags, allowed: ["--json"], topic: first)
@@ -146,6 +157,39 @@ extension Command {
         }
         if options.schemes.isEmpty { options.schemes = defaultSchemes }
         guard !options.command.isEmpty else { throw UsageError("handle needs '-- COMMAND [ARG...]'", topic: "handle") }
+        return options
+    }
+
+    static let linkKinds = ["web", "email", "phone", "other"]
+
+    private static func parseDetect(_ arguments: [String]) throws(UsageError) -> DetectOptions {
+        var options = DetectOptions()
+        var words: [String] = []
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument == "--" {
+                words += rest
+                break
+            }
+            switch argument {
+            case "--json": options.json = true
+            case "--open": options.open = true
+            case "--kinds":
+                guard let value = rest.popFirst() else { throw UsageError("--kinds needs a value", topic: "detect") }
+                options.kinds += value.split(separator: ",").map(String.init)
+            case let flag where flag.hasPrefix("--kinds="):
+                options.kinds += flag.dropFirst(8).split(separator: ",").map(String.init)
+            case let flag where flag.hasPrefix("-") && flag != "-":
+                throw UsageError("unknown option '\(flag)'", topic: "detect")
+            default:
+                words.append(argument)
+            }
+        }
+        if let unknown = options.kinds.first(where: { !linkKinds.contains($0) }) {
+            throw UsageError("unknown kind '\(unknown)' (kinds: \(linkKinds.joined(separator: ", ")))", topic: "detect")
+        }
+        if options.json && options.open { throw UsageError("--json and --open cannot be combined", topic: "detect") }
+        options.text = words.isEmpty || words == ["-"] ? nil : words.joined(separator: " ")
         return options
     }
 

@@ -8,6 +8,7 @@ enum Help {
         case "handlers": handlers
         case "rules": rules
         case "check-rules": checkRules
+        case "detect": detect
         case "handle": handle
         case "default", "set-default", "unset-default": defaults
         case "status": status
@@ -37,6 +38,7 @@ enum Help {
           handlers               list the registered handlers
           rules                  list the loaded rules, with their file and line
           check-rules [FILE...]  check rule files for mistakes
+          detect [TEXT]          print (or --open) the links TEXT or standard input mentions
           handle ... -- CMD      run CMD for each URL, as a handler, while openurl runs
           default [SCHEME...]    show the application the fallback would use
           set-default [SCHEME...]
@@ -143,6 +145,38 @@ enum Help {
         Examples:
           openurl check-rules
           openurl check-rules ~/.config/openurld/rules.d/10-work.rules
+
+        """
+
+    static let detect = """
+        Usage: openurl detect [--json | --open] [--kinds KIND[,KIND]...] [TEXT]...
+
+        Find the links a text mentions and print them, one URL per line: URLs
+        with a scheme (https://…, mailto:…, zoommtg://…), bare web addresses
+        (www.example.com, example.org/path, printed with https://), e-mail
+        addresses (printed as mailto:), phone numbers (printed as tel: with
+        only the digits) and Markdown links [text](url). Trailing punctuation
+        and unbalanced closing brackets are left out; dates, versions, prices
+        and IP addresses are not phone numbers. TEXT is the words given, joined
+        by spaces; without TEXT (or with -), standard input is read.
+
+        Options:
+          --json          print a JSON array of {"offset", "length", "kind", "url"};
+                          offset and length count UTF-8 bytes of the input
+          --open          open every link found through openurld, like 'openurl URL...'
+          --kinds KINDS   report only these kinds: web, email, phone, other
+                          (other: URLs with any other scheme)
+
+        Exit status:
+          0  links were found (and, with --open, all were accepted)
+          1  no link was found (or, with --open, one was rejected)
+          2  a usage error
+          3  with --open: openurld could not be reached and opening directly failed
+
+        Examples:
+          openurl detect 'call +1 (555) 010-9999 or see example.org/docs'
+          tmux capture-pane -p | openurl detect --kinds web | fzf | xargs openurl
+          openurl detect --json < message.txt
 
         """
 

@@ -35,6 +35,8 @@ public enum OpenURLCLI {
             status = await RuleCommands(environment: environment).list(json: json)
         case .checkRules(let files):
             status = RuleCommands(environment: environment).check(files)
+        case .detect(let options):
+            status = await DetectCommand(environment: environment, options: options).run()
         case .status(let json):
             status = await InspectCommands(environment: environment).status(json: json)
         case .handle(let options):

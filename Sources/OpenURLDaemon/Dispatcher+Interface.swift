@@ -1,6 +1,7 @@
 import DBus
 import Desktop
 import DispatcherAPI
+import LinkDetection
 import Routing
 
 extension Dispatcher {
@@ -75,6 +76,14 @@ extension Dispatcher {
                         return [.array(Self.handlerEntry, steps.map(\.dbusValue)), .string(application)]
                     }),
                 ExportedMethod(
+                    "DetectLinks", arguments: [Argument("text", .string), Argument("options", Self.options)],
+                    results: [Argument("links", .array(Self.linkEntry))],
+                    asyncHandler: { call throws(DBusError) in
+                        // Off the bus queue: a megabyte of text takes milliseconds.
+                        let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
+                        return [try Self.detectLinks(in: text, options: options)]
+                    }),
+                ExportedMethod(
                     "ListRules", results: [Argument("rules", .array(Self.handlerEntry)), Argument("problems", .array(.string))],
                     handler: { [self] _ in
                         let (rules, problems) = loadedRules
@@ -139,6 +148,35 @@ extension Dispatcher {
         if let application = dispatch.application { result["application"] = Variant(application) }
         if let message = dispatch.message { result["message"] = Variant(message) }
         return result
+    }
+
+    private static let linkEntry = DBusType.structure([.uint32, .uint32, .string, .string])
+
+    /// `DetectLinks`: the links in `text` as `(offset, length, kind, url)`, UTF-8 offsets.
+    static func detectLinks(in text: String, options: [String: Variant]) throws(DBusError) -> Value {
+        let length = text.utf8.count
+        guard length <= LinkDetector.maximumTextLength else {
+            throw .invalidArgs("text is \(length) bytes long; the limit is \(LinkDetector.maximumTextLength)")
+        }
+        var kinds = Set(DetectedLink.Kind.allCases)
+        if let value = options["kinds"] {
+            guard let names = value.get([String].self) else {
+                throw .invalidArgs("option 'kinds' must have type 'as', not '\(value.value.type)'")
+            }
+            let known = DetectedLink.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            guard !names.isEmpty else { throw .invalidArgs("option 'kinds' must name at least one of \(known)") }
+            kinds = []
+            for name in names {
+                guard let kind = DetectedLink.Kind(rawValue: name) else {
+                    throw .invalidArgs("unknown kind '\(name.prefix(64))' (known kinds: \(known))")
+                }
+                kinds.insert(kind)
+            }
+        }
+        let links = LinkDetector(kinds: kinds).links(in: text)
+        return .array(linkEntry, links.map { link in
+            .structure([.uint32(UInt32(link.offset)), .uint32(UInt32(link.length)), .string(link.kind.rawValue), .string(link.url)])
+        })
     }
 
     static func validated(_ text: String) throws(DBusError) -> ValidatedURL {

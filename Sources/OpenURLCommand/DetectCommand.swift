@@ -1,0 +1,60 @@
+import Glibc
+import LinkDetection
+
+/// `openurl detect`: the links a text mentions, printed or opened.
+struct DetectCommand {
+    let environment: [String: String]
+    let options: DetectOptions
+
+    func run() async -> ExitStatus {
+        let kinds = options.kinds.isEmpty ? Set(DetectedLink.Kind.allCases) : Set(options.kinds.compactMap(DetectedLink.Kind.init))
+        let detector = LinkDetector(kinds: kinds)
+        var links: [DetectedLink] = []
+        if let text = options.text {
+            links = detector.links(in: text)
+        } else {
+            // Line by line: links never span lines, and input may be large.
+            forEachLine { line, offset in
+                links += detector.links(in: line).map {
+                    DetectedLink(kind: $0.kind, url: $0.url, offset: $0.offset + offset, length: $0.length)
+                }
+            }
+        }
+        if options.open {
+            guard !links.isEmpty else { return .rejected }
+            return await OpenCommand(environment: environment, verbose: false).run(links.map(\.url))
+        }
+        if options.json {
+            Console.out(JSON.array(links.map { link in
+                JSON.object([("offset", String(link.offset)), ("length", String(link.length)),
+                             ("kind", JSON.string(link.kind.rawValue)), ("url", JSON.string(link.url))])
+            }) + "\n")
+        } else {
+            Console.out(links.map { $0.url + "\n" }.joined())
+        }
+        return links.isEmpty ? .rejected : .accepted
+    }
+
+    /// Calls `body` with each line of standard input and its UTF-8 offset.
+    private func forEachLine(_ body: (String, Int) -> Void) {
+        var pending: [UInt8] = []
+        var offset = 0
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            var lineStart = 0
+            var from = pending.count
+            pending += chunk[..<count]
+            while let newline = pending[from...].firstIndex(of: UInt8(ascii: "\n")) {
+                body(String(decoding: pending[lineStart..<newline], as: UTF8.self), offset)
+                offset += newline + 1 - lineStart
+                lineStart = newline + 1
+                from = lineStart
+            }
+            pending.removeFirst(lineStart)
+        }
+        if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self), offset) }
+    }
+}
