@@ -74,6 +74,7 @@ if getenv("OPENURLD_FUZZ") != nil {
         .executableTarget(name: "fuzz-exec", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzExec"),
         .executableTarget(name: "fuzz-keyfile", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzKeyFile"),
         .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),
+        .executableTarget(name: "fuzz-detect", dependencies: ["LinkDetection"], path: "Tests/Fuzz/FuzzDetect"),
         .executableTarget(name: "fuzz-rules", dependencies: ["Rules", "Routing", "LinearRegex"], path: "Tests/Fuzz/FuzzRules"),
     ]
 }

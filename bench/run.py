@@ -310,6 +310,32 @@ def main():
     row(rows, "openurl, daemon running (whole process)", via_daemon[1], "ms", gio[1])
     row(rows, "openurl, direct (whole process)", direct[1], "ms", gio[1])
 
+    # 9. Link detection: MB/s of mixed text, against linkify-it-py on the same text.
+    corpus = open(f"{ROOT}/Tests/LinkDetectionTests/agreement/corpus.txt", encoding="utf-8").read()
+    text = corpus * (4 if QUICK else 40)
+    with open(f"{e.dir}/detect.txt", "w", encoding="utf-8") as f:
+        f.write(text)
+    megabytes = len(text.encode()) / 1e6
+    def ours():
+        t0 = time.monotonic()
+        with open(f"{e.dir}/detect.txt") as f:
+            out = subprocess.run([f"{e.bin}/openurl", "detect", "--kinds", "web,email"], stdin=f, capture_output=True, check=False).stdout
+        return time.monotonic() - t0, out.count(b"\n")
+    sys.path.insert(0, f"{ROOT}/.build/python")
+    from linkify_it import LinkifyIt
+    linkify = LinkifyIt()
+    def theirs():
+        t0 = time.monotonic()
+        found = sum(len(linkify.match(line) or []) for line in text.splitlines())
+        return time.monotonic() - t0, found
+    our_runs = [ours() for _ in range(3)]
+    their_runs = [theirs() for _ in range(3 if QUICK else 1)]
+    our_rate = megabytes / min(t for t, _ in our_runs)
+    their_rate = megabytes / min(t for t, _ in their_runs)
+    row(rows, "link detection, linkify-it-py (in-process, per line)", their_rate, "MB/s", note=f"{their_runs[0][1]} links in {megabytes:.1f} MB")
+    row(rows, "link detection, openurl detect (whole process)", our_rate, "MB/s", their_rate,
+        note=f"{our_runs[0][1]} links; ratio: times linkify-it-py's rate")
+
     cleanup()
     shutil.rmtree(e.dir, ignore_errors=True)
     return rows

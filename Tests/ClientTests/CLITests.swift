@@ -90,7 +90,7 @@ struct CLITests {
     }
 
     @Test func everySubcommandHasAManPageHelp() async throws {
-        for topic in ["explain", "handlers", "rules", "check-rules", "handle", "default", "set-default", "unset-default", "status"] {
+        for topic in ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "status"] {
             let result = try await run([Binaries.openurl, topic, "--help"])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("Usage: openurl"), "\(topic)")
@@ -166,6 +166,27 @@ struct CLITests {
             #expect(try await s.tree.waitForRecords(1)[0].arguments == ["https://nitter.net/jack"])
             let refused = try await s.openurl("https://ads.example/x")
             #expect(refused.status == 1 && refused.stderr.contains("discarded (via openurld)"))
+        }
+    }
+
+    @Test func detectPrintsFindsAndOpensLinks() async throws {
+        try await withSession { s in
+            let words = try await s.openurl("detect", "see", "example.org/docs,", "or", "call", "+1 (555) 010-9999")
+            #expect(words.status == 0 && words.stdout == "https://example.org/docs\ntel:+15550109999\n")
+            let piped = try await s.openurl("detect", "--json", input: "é https://a.example/x\nmail jane@example.com.\n")
+            #expect(piped.stdout == "[{\"offset\":3,\"length\":19,\"kind\":\"web\",\"url\":\"https://a.example/x\"},"
+                + "{\"offset\":28,\"length\":16,\"kind\":\"email\",\"url\":\"mailto:jane@example.com\"}]\n")
+            let kinds = try await s.openurl("detect", "--kinds", "email", input: "https://a.example jane@example.com")
+            #expect(kinds.stdout == "mailto:jane@example.com\n")
+            let none = try await s.openurl("detect", "no links, version 1.2.3 on 2024-01-15")
+            #expect(none.status == 1 && none.stdout.isEmpty)
+            #expect(try await s.openurl("detect", "--kinds", "fax", "x").status == 2)
+            #expect(try await s.openurl("detect", "--json", "--open", "x").status == 2)
+
+            let opened = try await s.openurl("detect", "--open", input: "read https://one.example/ and www.two.example.org/x.\n")
+            #expect(opened.status == 0, "\(opened.stderr)")
+            let records = try await s.tree.waitForRecords(2)
+            #expect(Set(records.map(\.arguments)) == [["https://one.example/"], ["https://www.two.example.org/x"]])
         }
     }
 
