@@ -76,18 +76,18 @@ extension Dispatcher {
                         return [.array(Self.handlerEntry, steps.map(\.dbusValue)), .string(application)]
                     }),
                 ExportedMethod(
+                    "ListRules", results: [Argument("rules", .array(Self.handlerEntry)), Argument("problems", .array(.string))],
+                    handler: { [self] _ in
+                        let (rules, problems) = loadedRules
+                        return [.array(Self.handlerEntry, rules.all.map(\.dbusDescription)), .array(.string, problems.map { .string($0.description) })]
+                    }),
+                ExportedMethod(
                     "DetectLinks", arguments: [Argument("text", .string), Argument("options", Self.options)],
                     results: [Argument("links", .array(Self.linkEntry))],
                     asyncHandler: { call throws(DBusError) in
                         // Off the bus queue: a megabyte of text takes milliseconds.
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
                         return [try Self.detectLinks(in: text, options: options)]
-                    }),
-                ExportedMethod(
-                    "ListRules", results: [Argument("rules", .array(Self.handlerEntry)), Argument("problems", .array(.string))],
-                    handler: { [self] _ in
-                        let (rules, problems) = loadedRules
-                        return [.array(Self.handlerEntry, rules.all.map(\.dbusDescription)), .array(.string, problems.map { .string($0.description) })]
                     }),
             ],
             properties: [ExportedProperty("Version", type: .string, isConstant: true) { .string(DispatcherAPI.version) }],
