@@ -8,13 +8,7 @@ import TestSupport
 @Suite(.timeLimit(.minutes(1)))
 struct DetectLinksTests {
     @Test func linksComeBackWithUTF8RangesKindsAndURLs() async throws {
-        try await withPrivateBus { bus in
-            let tree = try XDGTree()
-            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: open("/dev/null", O_WRONLY))
-            defer { Binaries.stop(daemon) }
-            let connection = try await bus.connect()
-            defer { connection.close() }
-            let client = DispatcherClient(connection: connection)
+        try await withDaemon(tree: try XDGTree()) { bus, client, _ in
 
             let text = "é [docs](https://example.com/a_(b)) mail jane@example.com, call +1 (555) 010-9999 or zoommtg://zoom.us/j/1."
             let links = try await client.detectLinks(in: text)
@@ -37,13 +31,7 @@ struct DetectLinksTests {
     }
 
     @Test func badArgumentsAreInvalidArgsWithTheReason() async throws {
-        try await withPrivateBus { bus in
-            let tree = try XDGTree()
-            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: open("/dev/null", O_WRONLY))
-            defer { Binaries.stop(daemon) }
-            let connection = try await bus.connect()
-            defer { connection.close() }
-            let client = DispatcherClient(connection: connection)
+        try await withDaemon(tree: try XDGTree()) { bus, client, _ in
             func failure(_ text: String, kinds: [String]? = nil) async -> DBusError? {
                 do {
                     _ = try await client.detectLinks(in: text, kinds: kinds)

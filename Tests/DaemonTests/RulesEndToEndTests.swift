@@ -32,26 +32,21 @@ struct RulesEndToEndTests {
     }
 
     @Test func everyCookbookRecipeWorksInTheDaemon() async throws {
-        try await withPrivateBus { bus in
-            let tree = try Self.tree()
-            let cookbook = try Cookbook.load()
-            // The apps and programs the recipes name, as recorders.
-            for recipe in cookbook.recipes {
-                for example in recipe.examples {
-                    switch example.expected {
-                    case .opens(_, let id): try tree.app(id, schemes: [])
-                    case .runs(_, let program): try tree.write("bin/" + program, "#!/bin/sh\nexec recorder \(program) \"$@\"\n", executable: true)
-                    default: break
-                    }
+        let tree = try Self.tree()
+        let cookbook = try Cookbook.load()
+        // The apps and programs the recipes name, as recorders.
+        for recipe in cookbook.recipes {
+            for example in recipe.examples {
+                switch example.expected {
+                case .opens(_, let id): try tree.app(id, schemes: [])
+                case .runs(_, let program): try tree.write("bin/" + program, "#!/bin/sh\nexec recorder \(program) \"$@\"\n", executable: true)
+                default: break
                 }
             }
-            // The CLI under another name, so that the daemon sees a caller called "slack".
-            try FileManager.default.createSymbolicLink(atPath: tree.root + "/bin/slack", withDestinationPath: Binaries.openurl)
-            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: open("/dev/null", O_WRONLY))
-            defer { Binaries.stop(daemon) }
-            let connection = try await bus.connect()
-            defer { connection.close() }
-            let client = DispatcherClient(connection: connection)
+        }
+        // The CLI under another name, so that the daemon sees a caller called "slack".
+        try FileManager.default.createSymbolicLink(atPath: tree.root + "/bin/slack", withDestinationPath: Binaries.openurl)
+        try await withDaemon(tree: tree) { bus, client, daemon in
 
             var seen = 0
             for (index, recipe) in cookbook.recipes.enumerated() {
@@ -100,22 +95,17 @@ struct RulesEndToEndTests {
     /// A rule and run-time handlers at the same and at other priorities:
     /// higher first; at equal priority the handler first.
     @Test func rulesAndRunTimeHandlersInterleaveByPriority() async throws {
-        try await withPrivateBus { bus in
-            let tree = try Self.tree()
-            try tree.write(Self.rulesDirectory + "/10-a.rules", """
-                [Rule tag-five]
-                Priority=5
-                Match=^(.*)$
-                Rewrite=$1-r5
-                [Rule tag-zero]
-                Match=^(.*)$
-                Rewrite=$1-r0
-                """)
-            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: open("/dev/null", O_WRONLY))
-            defer { Binaries.stop(daemon) }
-            let connection = try await bus.connect()
-            defer { connection.close() }
-            let client = DispatcherClient(connection: connection)
+        let tree = try Self.tree()
+        try tree.write(Self.rulesDirectory + "/10-a.rules", """
+            [Rule tag-five]
+            Priority=5
+            Match=^(.*)$
+            Rewrite=$1-r5
+            [Rule tag-zero]
+            Match=^(.*)$
+            Rewrite=$1-r0
+            """)
+        try await withDaemon(tree: tree) { bus, client, daemon in
             _ = try await Self.waitForRules(["tag-five", "tag-zero"], client)
             let host = HandlerHost(client: client)
             for priority: Int32 in [10, 5, 0] {
@@ -141,15 +131,10 @@ struct RulesEndToEndTests {
     /// Editing a file while calls are in flight: every call is answered,
     /// each by the old rules or the new ones, never by neither.
     @Test func reloadingWhileCallsAreInFlightLosesNothing() async throws {
-        try await withPrivateBus { bus in
-            let tree = try Self.tree()
-            func rule(_ version: String) -> String { "[Rule version]\nRewrite=$0-\(version)\n" }
-            try tree.write(Self.rulesDirectory + "/10-version.rules", rule("old"))
-            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: open("/dev/null", O_WRONLY))
-            defer { Binaries.stop(daemon) }
-            let connection = try await bus.connect()
-            defer { connection.close() }
-            let client = DispatcherClient(connection: connection)
+        let tree = try Self.tree()
+        func rule(_ version: String) -> String { "[Rule version]\nRewrite=$0-\(version)\n" }
+        try tree.write(Self.rulesDirectory + "/10-version.rules", rule("old"))
+        try await withDaemon(tree: tree) { bus, client, daemon in
             _ = try await Self.waitForRules(["version"], client)
             // A slow handler keeps walks in flight across the reload.
             let host = HandlerHost(client: client)
@@ -181,25 +166,20 @@ struct RulesEndToEndTests {
     /// A broken file is reported with file and line; its valid rules and
     /// the other files keep working. SIGHUP reloads too.
     @Test func aBrokenFileLeavesTheRestWorkingAndSIGHUPReloads() async throws {
-        try await withPrivateBus { bus in
-            let tree = try Self.tree()
-            let log = try makeTemporaryDirectory(prefix: "openurld-rules-log") + "/stderr"
-            let logFD = open(log, O_WRONLY | O_CREAT, 0o600)
-            defer { close(logFD) }
-            try tree.write(Self.rulesDirectory + "/10-broken.rules", """
-                [Rule broken]
-                Match=(unclosed
-                Result=discarded
-                [Rule fine]
-                Hosts=blocked.example
-                Result=discarded
-                """)
-            try tree.write("etc-xdg/openurld/rules.d/20-system.rules", "[Rule system]\nHosts=system.example\nResult=discarded\n")
-            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: logFD)
-            defer { Binaries.stop(daemon) }
-            let connection = try await bus.connect()
-            defer { connection.close() }
-            let client = DispatcherClient(connection: connection)
+        let tree = try Self.tree()
+        let log = try makeTemporaryDirectory(prefix: "openurld-rules-log") + "/stderr"
+        let logFD = open(log, O_WRONLY | O_CREAT, 0o600)
+        defer { close(logFD) }
+        try tree.write(Self.rulesDirectory + "/10-broken.rules", """
+            [Rule broken]
+            Match=(unclosed
+            Result=discarded
+            [Rule fine]
+            Hosts=blocked.example
+            Result=discarded
+            """)
+        try tree.write("etc-xdg/openurld/rules.d/20-system.rules", "[Rule system]\nHosts=system.example\nResult=discarded\n")
+        try await withDaemon(tree: tree, stderr: logFD) { bus, client, daemon in
             let problems = try await Self.waitForRules(["fine", "system"], client)
             let file = tree.root + "/" + Self.rulesDirectory + "/10-broken.rules"
             #expect(problems == ["\(file):2: Match=: at offset 0: unmatched '('"])
