@@ -16,8 +16,18 @@ struct PikeVM {
         let slots: [Int]
     }
 
-    /// The capture slots (UTF-scalar offsets, -1 when unset) of the first match.
-    func firstMatch(in input: [Unicode.Scalar]) -> [Int]? {
+    /// How a search ended: the capture slots of the first match (scalar
+    /// offsets, -1 when unset), no match, or the step budget spent first.
+    enum Outcome {
+        case match([Int])
+        case noMatch
+        case tooCostly
+    }
+
+    /// Searches `input`, giving up after `budget` steps (a step: one thread
+    /// visiting one instruction).
+    func firstMatch(in input: [Unicode.Scalar], budget: Int) -> Outcome {
+        var steps = 0
         var current: [Thread] = []
         var next: [Thread] = []
         var onList = SparseSet(capacity: program.instructions.count)
@@ -27,16 +37,18 @@ struct PikeVM {
         for position in 0...input.count {
             if matched == nil {
                 // A new attempt starting here, after every older one in priority.
-                add(Thread(pc: 0, slots: unset), at: position, input: input, to: &current, onList: &onList)
+                add(Thread(pc: 0, slots: unset), at: position, input: input, to: &current, onList: &onList, steps: &steps)
             }
             if current.isEmpty && matched != nil { break }
+            steps += current.count
+            if steps > budget { return .tooCostly }
             onList.clear()
             next.removeAll(keepingCapacity: true)
             for thread in current {
                 switch program.instructions[thread.pc] {
                 case .consume(let set):
                     if position < input.count && program.sets[set].contains(input[position]) {
-                        add(Thread(pc: thread.pc + 1, slots: thread.slots), at: position + 1, input: input, to: &next, onList: &onList)
+                        add(Thread(pc: thread.pc + 1, slots: thread.slots), at: position + 1, input: input, to: &next, onList: &onList, steps: &steps)
                     }
                 case .match:
                     matched = thread.slots
@@ -48,14 +60,17 @@ struct PikeVM {
             }
             swap(&current, &next)
         }
-        return matched
+        return matched.map(Outcome.match) ?? .noMatch
     }
 
     /// Follows jumps, splits, saves and assertions from `thread` in priority
     /// order, adding each thread that waits on input (or matches) once.
-    private func add(_ thread: Thread, at position: Int, input: [Unicode.Scalar], to list: inout [Thread], onList: inout SparseSet) {
+    private func add(
+        _ thread: Thread, at position: Int, input: [Unicode.Scalar], to list: inout [Thread], onList: inout SparseSet, steps: inout Int
+    ) {
         var stack = [thread]
         while let thread = stack.popLast() {
+            steps += 1
             guard onList.insert(thread.pc) else { continue }
             switch program.instructions[thread.pc] {
             case .jump(let target):

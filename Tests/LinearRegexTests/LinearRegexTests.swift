@@ -105,6 +105,18 @@ struct LinearRegexTests {
         }
     }
 
+    /// A search that would exceed its step budget is abandoned, and says so.
+    @Test func theStepBudgetBoundsEverySearch() throws {
+        let long = String(repeating: "a", count: 32 * 1024) + "!"
+        let heavy = try LinearRegex("(.*a){50}$")
+        #expect(heavy.search(long) == .tooCostly)
+        #expect(heavy.firstMatch(in: long) == nil)
+        #expect(try LinearRegex("(a+)+$").search(long) == .noMatch)
+        #expect(try LinearRegex("a+!").search(long, budget: 100) == .tooCostly)
+        guard case .match(let match) = try LinearRegex("a+!").search(long) else { Issue.record("no match"); return }
+        #expect(match.range == 0..<(32 * 1024 + 1))
+    }
+
     /// Our engine against Python's `re` (a backtracking engine with the same
     /// leftmost-first semantics) on patterns both support: group 0 and every
     /// capture must agree.
