@@ -227,17 +227,18 @@ struct DetectionTableTests {
         ("no links here at all", []),
     ]
 
-    @Test func everyCase() {
+    @Test func theTableHasOneHundredAndFiftyCasesOrMore() {
         #expect(Self.cases.count >= 150)
-        for (text, expectations) in Self.cases {
-            let links = LinkDetector().links(in: text)
-            let bytes = Array(text.utf8)
-            let got = links.map { link in
-                let covered = String(decoding: bytes[link.offset..<(link.offset + link.length)], as: UTF8.self)
-                return "\(link.kind.rawValue): \(covered)" + (link.url == covered ? "" : " -> \(link.url)")
-            }
-            #expect(got == expectations, "\(text)")
+    }
+
+    @Test(arguments: cases) func detects(_ text: String, _ expectations: [String]) {
+        let links = LinkDetector().links(in: text)
+        let bytes = Array(text.utf8)
+        let got = links.map { link in
+            let covered = String(decoding: bytes[link.offset..<(link.offset + link.length)], as: UTF8.self)
+            return "\(link.kind.rawValue): \(covered)" + (link.url == covered ? "" : " -> \(link.url)")
         }
+        #expect(got == expectations)
     }
 
     @Test func kindsCanBeRestricted() {
