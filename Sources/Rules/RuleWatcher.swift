@@ -37,23 +37,20 @@ public final class RuleWatcher: @unchecked Sendable {
         close(descriptor)
     }
 
-    /// Watches each rule directory, its `openurld` parent and the config
-    /// directory above, whichever exist now (adding a watch twice is harmless).
+    /// Watches each rule directory and its parents up to the config directory
+    /// above `openurld`, and further up to the nearest one that exists, so
+    /// that creating any of them is noticed (adding a watch twice is harmless).
     private func rearm() {
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
-        var paths: [String] = []
-        for directory in directories {
-            var path = directory
-            for _ in 0..<3 {
-                paths.append(path)
-                guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { break }
-                path = String(path[..<slash])
-            }
-        }
         watches.withLock { watches in
-            for path in paths {
-                let watch = inotify_add_watch(descriptor, path, mask | UInt32(IN_ONLYDIR))
-                if watch >= 0 { watches[watch] = path }
+            for directory in directories {
+                var path = directory
+                for level in 0... {
+                    let watch = inotify_add_watch(descriptor, path, mask | UInt32(IN_ONLYDIR))
+                    if watch >= 0 { watches[watch] = path }
+                    guard level < 2 || watch < 0, let slash = path.lastIndex(of: "/"), slash != path.startIndex else { break }
+                    path = String(path[..<slash])
+                }
             }
         }
     }

@@ -163,6 +163,19 @@ struct RulesEndToEndTests {
         }
     }
 
+    /// With no config directory at all when the daemon starts, creating
+    /// `~/.config/openurld/rules.d/` and a rule file later is still noticed.
+    @Test func rulesDirectoriesCreatedLaterAreNoticed() async throws {
+        let tree = try Self.tree()
+        try FileManager.default.removeItem(atPath: tree.root + "/config")
+        try await withDaemon(tree: tree) { _, client, _ in
+            _ = try await Self.waitForRules([], client)
+            try tree.write(Self.rulesDirectory + "/10-late.rules", "[Rule late]\nResult=discarded\n")
+            _ = try await Self.waitForRules(["late"], client)
+            #expect(try await client.open("https://example.com/").outcome == .discarded)
+        }
+    }
+
     /// A broken file is reported with file and line; its valid rules and
     /// the other files keep working. SIGHUP reloads too.
     @Test func aBrokenFileLeavesTheRestWorkingAndSIGHUPReloads() async throws {
