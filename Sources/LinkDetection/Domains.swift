@@ -77,7 +77,7 @@ extension TextScan {
                 start += 1
                 continue
             }
-            guard let domain = domain(at: start) else {
+            guard hasInnerDot(from: start), let domain = domain(at: start) else {
                 // Skip the rest of this token: no address starts inside it.
                 while start < count, isLabelCharacter(scalars[start]) || scalars[start] == "." { start += 1 }
                 continue
@@ -102,6 +102,19 @@ extension TextScan {
             }
             start = end
         }
+    }
+
+    /// Whether the word at `start` has a dot followed by a label character:
+    /// a cheap test that spares most words the full parse.
+    private func hasInnerDot(from start: Int) -> Bool {
+        var index = start
+        while index + 1 < count {
+            let scalar = scalars[index]
+            if scalar == "." { return isLabelCharacter(scalars[index + 1]) }
+            guard isLabelCharacter(scalar) else { return false }
+            index += 1
+        }
+        return false
     }
 
     private func isPlausibleAddress(_ domain: DomainName, hasPortOrPath: Bool) -> Bool {

@@ -4,7 +4,13 @@ enum Punycode {
     private static let base = 36, tMin = 1, tMax = 26, skew = 38, damp = 700, initialBias = 72, initialN = 128
 
     /// `label` lowercased and encoded, with the `xn--` prefix when it has non-ASCII scalars.
-    static func asciiLabel(_ label: some Sequence<Unicode.Scalar>) -> String? {
+    static func asciiLabel(_ label: some Collection<Unicode.Scalar>) -> String? {
+        if label.allSatisfy(\.isASCII) {
+            // The common case, without Unicode case mapping.
+            var ascii = ""
+            ascii.unicodeScalars.append(contentsOf: label.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 })
+            return ascii
+        }
         let input = label.map { $0.properties.lowercaseMapping.unicodeScalars.count == 1 ? $0.properties.lowercaseMapping.unicodeScalars.first! : $0 }
         guard input.contains(where: { !$0.isASCII }) else { return String(String.UnicodeScalarView(input)) }
         return encode(input.map(\.value)).map { "xn--" + $0 }

@@ -13,9 +13,9 @@ struct DetectCommand {
         if let text = options.text {
             links = detector.links(in: text)
         } else {
-            // Line by line: links never span lines, and input may be large.
-            forEachLine { line, offset in
-                links += detector.links(in: line).map {
+            // In blocks of whole lines: links never span lines, and input may be large.
+            forEachBlock { block, offset in
+                links += detector.links(in: block).map {
                     DetectedLink(kind: $0.kind, url: $0.url, offset: $0.offset + offset, length: $0.length)
                 }
             }
@@ -35,8 +35,9 @@ struct DetectCommand {
         return links.isEmpty ? .rejected : .accepted
     }
 
-    /// Calls `body` with each line of standard input and its UTF-8 offset.
-    private func forEachLine(_ body: (String, Int) -> Void) {
+    /// Calls `body` with standard input in blocks of whole lines (the last
+    /// may lack its newline), each with its UTF-8 offset.
+    private func forEachBlock(_ body: (String, Int) -> Void) {
         var pending: [UInt8] = []
         var offset = 0
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -44,16 +45,11 @@ struct DetectCommand {
             let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
-            var lineStart = 0
-            var from = pending.count
             pending += chunk[..<count]
-            while let newline = pending[from...].firstIndex(of: UInt8(ascii: "\n")) {
-                body(String(decoding: pending[lineStart..<newline], as: UTF8.self), offset)
-                offset += newline + 1 - lineStart
-                lineStart = newline + 1
-                from = lineStart
-            }
-            pending.removeFirst(lineStart)
+            guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
+            body(String(decoding: pending[...newline], as: UTF8.self), offset)
+            offset += newline + 1
+            pending.removeFirst(newline + 1)
         }
         if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self), offset) }
     }
