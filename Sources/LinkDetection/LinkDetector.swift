@@ -14,7 +14,7 @@ public struct LinkDetector: Sendable {
     }
 
     /// The most text `DetectLinks` takes over D-Bus, in UTF-8 bytes (1 MiB);
-    /// the CLI reads longer input line by line.
+    /// the CLI reads longer input in blocks of whole lines.
     public static let maximumTextLength = 1 << 20
 
     /// The IANA top-level-domain list's version this build carries.
