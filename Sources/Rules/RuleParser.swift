@@ -30,7 +30,7 @@ public enum RuleParser {
                 guard group.name.hasPrefix("Rule "), !group.name.dropFirst(5).allSatisfy(\.isWhitespace) else {
                     throw RuleDiagnostic(source, "unknown group [\(group.name)]; rules are [Rule NAME] groups")
                 }
-                let name = String(group.name.dropFirst(5))
+                let name = String(group.name.dropFirst(5).drop { $0 == " " || $0 == "\t" })
                 guard names.insert(name).inserted else {
                     throw RuleDiagnostic(source, "a second rule named '\(name)' in this file")
                 }
@@ -88,7 +88,8 @@ public enum RuleParser {
             throw RuleDiagnostic(at(key), error.message)
         }
         var pattern: LinearRegex?
-        if let text = string("Match") {
+        // Taken as written: keyfile escapes would turn the pattern's \s into a space.
+        if let text = group.value("Match") {
             do { pattern = try LinearRegex(text) } catch {
                 throw RuleDiagnostic(at("Match"), "Match=: \(error)")
             }

@@ -71,6 +71,18 @@ struct RuleEffectTests {
         #expect(try !matches("https://w.example.com/a/b?token=1", nil))
     }
 
+    /// `Match=` is not keyfile-unescaped: `\s`, `\d` and `\\` keep their regex meaning.
+    @Test func patternsAreTakenAsWritten() throws {
+        let rule = try Self.rules(#"""
+            [Rule r]
+            Match=^mailto:(\\\S+)%20(\d+)\s*$
+            Result=discarded
+            """#)[0]
+        #expect(rule.pattern?.pattern == #"^mailto:(\\\S+)%20(\d+)\s*$"#)
+        #expect(rule.pattern?.matches(#"mailto:\x%2012 "#) == true)
+        #expect(rule.pattern?.matches(#"mailto:x%2012"#) == false)
+    }
+
     @Test func effectsApplyInOrderAndAnInvalidResultFails() throws {
         let rules = try Self.rules("""
             [Rule strip-then-rewrite]
