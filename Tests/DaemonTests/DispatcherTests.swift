@@ -132,7 +132,9 @@ struct DispatcherTests {
             let start = clock.now
             let (accepted, result) = try await d.openWithOptions(caller, "https://x/")
             #expect(accepted && result["handler"] == Variant(UInt32(1)))
-            #expect(clock.now - start < .milliseconds(1500))
+            // The sleeper would hold the walk for an hour; the bound is loose
+            // so that a loaded machine cannot fail it, and tight enough for that.
+            #expect(clock.now - start < .seconds(10))
         }
     }
 
@@ -159,7 +161,8 @@ struct DispatcherTests {
     }
 
     @Test func aHandlerClosingMidCallIsSkippedPromptly() async throws {
-        try await DaemonHarness.with { d in
+        // A long handler timeout, so that only noticing the departure ends the call in time.
+        try await DaemonHarness.with(handlerTimeout: .seconds(60), walkDeadline: .seconds(60)) { d in
             let leaving = try await d.bus.connect()
             let caller = try await d.bus.connect()
             try await d.register(leaving, spec(["https"])) { _, _ in
@@ -172,7 +175,7 @@ struct DispatcherTests {
             try await Task.sleep(for: .milliseconds(200))
             leaving.close()
             #expect(try await opening.value)  // fell through to the system default
-            #expect(clock.now - start < .seconds(2))
+            #expect(clock.now - start < .seconds(10), "the departure ended the call, not the 60 s timeout")
         }
     }
 
@@ -301,33 +304,33 @@ struct DispatcherTests {
         }
     }
 
-    @Test func aSlowHandlerForOneCallerNeverDelaysOthers() async throws {
-        try await DaemonHarness.with { d in
+    /// The slow handler answers only once the 50 other callers are served:
+    /// were they queued behind it, they would never be, and the suite's time
+    /// limit would fail the test. (No wall-clock bound: a loaded CI machine
+    /// made one flaky.)
+    @Test(.timeLimit(.minutes(1))) func aSlowHandlerForOneCallerNeverDelaysOthers() async throws {
+        try await DaemonHarness.with(handlerTimeout: .seconds(60), walkDeadline: .seconds(60)) { d in
+            let (release, releaseSlow) = AsyncStream.makeStream(of: Void.self)
             let slowApp = try await d.bus.connect()
             try await d.register(slowApp, spec(["https"], hosts: ["slow.example"])) { _, _ in
-                try? await Task.sleep(for: .seconds(2))
+                for await _ in release { break }
                 return answer("handled")
             }
             let slowCaller = try await d.bus.connect()
-            let clock = ContinuousClock()
-            let start = clock.now
             let slow = Task { try await d.open(slowCaller, "https://slow.example/") }
             try await Task.sleep(for: .milliseconds(100))
-            let callers = try await withThrowingTaskGroup(of: Duration.self) { group in
+            let served = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for i in 0..<50 {
                     group.addTask {
                         let client = try await d.bus.connect()
                         defer { client.close() }
-                        let begin = clock.now
-                        #expect(try await d.open(client, "https://fast.example/\(i)"))
-                        return clock.now - begin
+                        return try await d.open(client, "https://fast.example/\(i)")
                     }
                 }
-                return try await group.reduce(into: [Duration]()) { $0.append($1) }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
             }
-            #expect(callers.count == 50)
-            #expect(callers.allSatisfy { $0 < .seconds(1) }, "slowest: \(callers.max()!)")
-            #expect(clock.now - start < .seconds(2), "the 50 calls finished before the slow handler")
+            #expect(served == Array(repeating: true, count: 50))
+            releaseSlow.yield()
             #expect(try await slow.value)
         }
     }
