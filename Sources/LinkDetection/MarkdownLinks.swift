@@ -2,70 +2,52 @@ extension TextScan {
     /// Markdown links `[text](url)` and images `![alt](url)`: the link covers
     /// the whole construct and leads to its destination, when that is a URL,
     /// an e-mail address or a web address.
+    ///
+    /// Linear in the text whatever it holds (`[a](` repeated over a megabyte
+    /// once took minutes): brackets and parentheses are paired in one pass,
+    /// and a destination that contains `](` is refused before it is read.
+    /// No URL contains `](`, and this makes the destinations that are read
+    /// disjoint.
     mutating func findMarkdownLinks() {
+        guard let pairs = BracketPairs(scalars) else { return }
         var open = 0
         while open < count {
             defer { open += 1 }
-            guard scalars[open] == "[", let close = matchingBracket(from: open), self[close + 1] == "(",
-                  let (destination, end) = destination(from: close + 2)
+            guard scalars[open] == "[", let close = pairs.partner(of: open), self[close + 1] == "(",
+                  let end = pairs.partner(of: close + 1), !pairs.hasLinkOpening(in: (close + 2)..<end),
+                  let destination = destination(in: (close + 2)..<end),
+                  let link = Self.link(forDestination: text(destination))
             else { continue }
-            guard let link = Self.link(forDestination: text(destination)) else { continue }
             let start = open > 0 && scalars[open - 1] == "!" ? open - 1 : open
-            if claim(start..<end, link.kind, url: link.url) { open = end - 1 }
+            if claim(start..<(end + 1), link.kind, url: link.url) { open = end }
         }
     }
 
-    /// The `]` closing the `[` at `open`, on the same line.
-    private func matchingBracket(from open: Int) -> Int? {
-        var depth = 0
-        var index = open
-        while index < count, index - open < 2000 {
-            switch scalars[index] {
-            case "[": depth += 1
-            case "]":
-                depth -= 1
-                if depth == 0 { return index }
-            case "\n": return nil
-            case "\\": index += 1
-            default: break
-            }
-            index += 1
-        }
-        return nil
-    }
-
-    /// The destination after `](`: `<…>` or a run without spaces and with
-    /// balanced parentheses, then an optional title, then `)`.
-    private func destination(from start: Int) -> (Range<Int>, end: Int)? {
-        var index = start
+    /// The destination inside `(…)`: `<…>` or a run without spaces, then an
+    /// optional title in quotes, and nothing else.
+    private func destination(in inner: Range<Int>) -> Range<Int>? {
+        var index = inner.lowerBound
         let destination: Range<Int>
         if self[index] == "<" {
-            while index < count, scalars[index] != ">", scalars[index] != "\n" { index += 1 }
-            guard self[index] == ">" else { return nil }
-            destination = (start + 1)..<index
+            while index < inner.upperBound, scalars[index] != ">" { index += 1 }
+            guard index < inner.upperBound else { return nil }
+            destination = (inner.lowerBound + 1)..<index
             index += 1
         } else {
-            var depth = 0
-            while index < count, !scalars[index].properties.isWhitespace {
-                if scalars[index] == "(" { depth += 1 }
-                if scalars[index] == ")" {
-                    if depth == 0 { break }
-                    depth -= 1
-                }
-                index += 1
-            }
-            destination = start..<index
+            while index < inner.upperBound, !scalars[index].properties.isWhitespace { index += 1 }
+            destination = inner.lowerBound..<index
         }
-        while self[index] == " " { index += 1 }
-        if let quote = self[index], quote == "\"" || quote == "'" {
+        while index < inner.upperBound, scalars[index] == " " { index += 1 }
+        if index < inner.upperBound, scalars[index] == "\"" || scalars[index] == "'" {
+            let quote = scalars[index]
             index += 1
-            while index < count, scalars[index] != quote, scalars[index] != "\n" { index += 1 }
-            guard self[index] == quote else { return nil }
+            while index < inner.upperBound, scalars[index] != quote { index += 1 }
+            guard index < inner.upperBound else { return nil }
             index += 1
-            while self[index] == " " { index += 1 }
+            while index < inner.upperBound, scalars[index] == " " { index += 1 }
         }
-        guard self[index] == ")", !destination.isEmpty else { return nil }
-        return (destination, index + 1)
+        guard index == inner.upperBound, !destination.isEmpty else { return nil }
+        return destination
     }
 
     /// What a destination leads to: it must be exactly one URL or address.
@@ -76,5 +58,56 @@ extension TextScan {
         scan.findBareWebAddresses()
         guard scan.found.count == 1, let link = scan.found.first, link.offset == 0, link.length == text.utf8.count else { return nil }
         return (link.kind, link.url)
+    }
+}
+
+/// Which `[` closes with which `]`, and `(` with `)`, on the same line (a
+/// backslash escapes the character after it), and where `](` occurs.
+struct BracketPairs {
+    /// For each opening bracket or parenthesis, the index of its partner; -1 when none.
+    private var partners: [Int32]
+    /// `linkOpenings[i]`: how many `](` start before index `i`.
+    private var linkOpenings: [Int32]
+
+    /// `nil` when the text has no `](`, and so no Markdown link.
+    init?(_ scalars: [Unicode.Scalar]) {
+        guard zip(scalars, scalars.dropFirst()).contains(where: { $0 == "]" && $1 == "(" }) else { return nil }
+        partners = [Int32](repeating: -1, count: scalars.count)
+        linkOpenings = [Int32](repeating: 0, count: scalars.count + 1)
+        var brackets: [Int] = []
+        var parentheses: [Int] = []
+        var index = 0
+        var openings: Int32 = 0
+        while index < scalars.count {
+            linkOpenings[index] = openings
+            switch scalars[index] {
+            case "\n":
+                brackets.removeAll(keepingCapacity: true)
+                parentheses.removeAll(keepingCapacity: true)
+            case "\\":
+                if index + 1 < scalars.count { linkOpenings[index + 1] = openings }
+                index += 1
+            case "[": brackets.append(index)
+            case "(": parentheses.append(index)
+            case "]":
+                if let open = brackets.popLast() { partners[open] = Int32(index) }
+                if index + 1 < scalars.count, scalars[index + 1] == "(" { openings += 1 }
+            case ")":
+                if let open = parentheses.popLast() { partners[open] = Int32(index) }
+            default: break
+            }
+            index += 1
+        }
+        linkOpenings[scalars.count] = openings
+    }
+
+    func partner(of index: Int) -> Int? {
+        guard index < partners.count, partners[index] >= 0 else { return nil }
+        return Int(partners[index])
+    }
+
+    /// Whether a `](` starts inside `range`.
+    func hasLinkOpening(in range: Range<Int>) -> Bool {
+        !range.isEmpty && linkOpenings[range.upperBound - 1] > linkOpenings[range.lowerBound]
     }
 }

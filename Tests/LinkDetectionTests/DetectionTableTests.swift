@@ -250,6 +250,24 @@ struct DetectionTableTests {
         #expect(LinkDetector(kinds: [.email]).links(in: "https://example.com/user@example.org").isEmpty)
     }
 
+    /// A megabyte of Markdown-looking debris is scanned in linear time:
+    /// `[a](` repeated once took minutes (each opening read the rest of the
+    /// text), and a megabyte of `[` four seconds. A regression hangs past
+    /// the time limit.
+    @Test(.timeLimit(.minutes(1))) func hostileTextsStayLinear() {
+        let megabyte = 1 << 20
+        let texts = [
+            String(repeating: "[a](", count: megabyte / 4),
+            String(repeating: "[", count: megabyte),
+            String(repeating: "[a](", count: megabyte / 8) + String(repeating: ")", count: megabyte / 8),
+        ]
+        for text in texts {
+            #expect(LinkDetector().links(in: text).count <= 1, "\(text.prefix(20))…")
+        }
+        let nested = "[ok](https://ok.example/)" + String(repeating: "[a](", count: 1000) + "[b](https://b.example/)" + String(repeating: ")", count: 1000)
+        #expect(LinkDetector().links(in: nested).map(\.url) == ["https://ok.example/", "https://b.example/"])
+    }
+
     @Test func rangesAreUTF8Offsets() {
         let links = LinkDetector().links(in: "é😀 https://x.example/ü")
         #expect(links.map(\.offset) == [7])
