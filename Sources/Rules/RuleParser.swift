@@ -21,10 +21,12 @@ public enum RuleParser {
         var rules: [Rule] = []
         var names = Set<String>()
         // Problems before the first group belong to no rule; later ones to the group above them.
-        let headers = file.groups.map(\.line)
+        // Problems come in line order, so one pointer walks them alongside the groups.
+        var nextProblem = 0
         for (index, group) in file.groups.enumerated() {
-            let end = index + 1 < headers.count ? headers[index + 1] : Int.max
-            let syntaxProblem = problems.contains { $0.line > group.line && $0.line < end }
+            let end = index + 1 < file.groups.count ? file.groups[index + 1].line : Int.max
+            while nextProblem < problems.count, problems[nextProblem].line < group.line { nextProblem += 1 }
+            let syntaxProblem = nextProblem < problems.count && problems[nextProblem].line < end
             let source = RuleSource(path: path, line: group.line)
             do throws(RuleDiagnostic) {
                 guard group.name.hasPrefix("Rule "), !group.name.dropFirst(5).allSatisfy(\.isWhitespace) else {
