@@ -14,14 +14,29 @@ struct OpenCommand {
         let connection = try? await Connection.session(environment: environment)
         defer { connection?.close() }
         var worst = ExitStatus.accepted
+        var direct: Direct?
         for url in urls {
-            let status = await open(url, token: token, connection: connection)
+            let status = await open(url, token: token, connection: connection, direct: &direct)
             if status.rawValue > worst.rawValue { worst = status }
         }
         return worst
     }
 
-    private func open(_ text: String, token: String?, connection: Connection?) async -> ExitStatus {
+    /// What opening without the dispatcher needs: read once per run, and
+    /// only when the dispatcher cannot be reached.
+    private struct Direct {
+        let fallback: DesktopSystemDefault
+        /// The rules apply here too, as the daemon would apply them (with no
+        /// run-time handlers, and no caller app ID for Callers= to match).
+        let rules: RuleSet
+
+        init(environment: [String: String], connection: Connection?) {
+            fallback = DesktopSystemDefault(environment: environment, connection: connection, reaper: ChildReaper())
+            rules = RuleSet(RuleFiles.load(from: RuleFiles.directories(BaseDirectories(environment: environment))).rules)
+        }
+    }
+
+    private func open(_ text: String, token: String?, connection: Connection?, direct: inout Direct?) async -> ExitStatus {
         let url: ValidatedURL
         do {
             url = try ValidatedURL(text)
@@ -43,10 +58,8 @@ struct OpenCommand {
             }
         }
         if verbose { Console.error("openurld is not reachable (\(unreachableBecause)); opening \(url.text) directly") }
-        let fallback = DesktopSystemDefault(environment: environment, connection: connection, reaper: ChildReaper())
-        // The rules apply here too, as the daemon would apply them (with no
-        // run-time handlers, and no caller app ID for Callers= to match).
-        let rules = RuleSet(RuleFiles.load(from: RuleFiles.directories(BaseDirectories(environment: environment))).rules)
+        if direct == nil { direct = Direct(environment: environment, connection: connection) }
+        let (fallback, rules) = (direct!.fallback, direct!.rules)
         let walked = await walk(
             url, caller: "",
             candidates: { url, position in rules.candidates(for: url, callerAppID: nil, outside: position) },
