@@ -27,6 +27,11 @@ public struct BaseDirectories: Sendable, Equatable {
     public var applicationDirectories: [String] {
         ([dataHome] + dataDirs).map { $0.trimmingSlash + "/applications" }
     }
+
+    /// `subpath` below each config directory, in precedence order: the user's first.
+    public func configDirectories(_ subpath: String) -> [String] {
+        ([configHome] + configDirs).map { $0.trimmingSlash + "/" + subpath }
+    }
 }
 
 extension String {

@@ -14,7 +14,7 @@ public enum RuleFiles {
 
     /// The rule directories, most important first.
     public static func directories(_ base: BaseDirectories) -> [String] {
-        ([base.configHome] + base.configDirs).map { $0.trimmingSuffix("/") + "/openurld/rules.d" }
+        base.configDirectories("openurld/rules.d")
     }
 
     /// The files that take effect, in the order they are read.
@@ -72,11 +72,5 @@ public enum RuleFiles {
             diagnostics.append(RuleDiagnostic(RuleSource(path: files.last ?? "", line: 0), "more than \(RuleSet.maximumCount) enabled rules; the later ones are ignored"))
         }
         return Load(rules: rules, diagnostics: diagnostics, files: files)
-    }
-}
-
-extension String {
-    func trimmingSuffix(_ suffix: String) -> String {
-        count > 1 && hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

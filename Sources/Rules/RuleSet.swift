@@ -37,7 +37,9 @@ public struct RuleSet: Sendable {
     /// The rules whose conditions hold for `url` opened by an app with
     /// `callerAppID`, innermost first, strictly outside `position` if given.
     public func candidates(for url: ValidatedURL, callerAppID: String?, outside position: WalkPosition? = nil) -> [Handler<Rule>] {
-        registry.candidates(for: url, caller: "", outside: position).filter {
+        // Most sessions have no rules: every walk asks, so skip the lookup's allocations.
+        guard registry.count > 0 else { return [] }
+        return registry.candidates(for: url, caller: "", outside: position).filter {
             $0.payload.applies(to: url, callerAppID: callerAppID)
         }
     }
