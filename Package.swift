@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
 
-        .target(name: "TestSupport", dependencies: ["DBus", "Spawn", "OpenURLDaemon", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),

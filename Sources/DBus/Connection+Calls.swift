@@ -20,7 +20,7 @@ extension Connection {
     ///   left the bus; `Disconnected` when this connection closed; `NoReply` with
     ///   "cancelled" when the task was cancelled.
     public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
-        let pending = PendingCall(connection: self)
+        let pending = PendingCall(connection: self, expectedSender: ReplySender(destination: message.destination))
         let result: Result<Message, DBusError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 pending.install(continuation)
@@ -68,6 +68,8 @@ extension Connection {
             dbus_pending_call_unref(handle)
             return
         }
+        pending.serial = message.serial
+        pending.deadline = .now() + .milliseconds(Int(milliseconds(timeout)))
         state.withLock { $0.pendingCalls[ObjectIdentifier(pending)] = pending }
         dbus_pending_call_set_notify(handle, pendingCallCompleted, Unmanaged.passRetained(pending).toOpaque()) {
             if let data = $0 { Unmanaged<PendingCall>.fromOpaque(data).release() }
@@ -89,11 +91,49 @@ extension Connection {
             return
         }
         let message = Message(adopting: reply)
-        if let error = message.error {
-            pending.finish(.failure(error))
-        } else {
-            pending.finish(.success(message))
+        guard pending.expectedSender.accepts(message) else {
+            // libdbus matches replies by serial alone, so any peer can answer a
+            // call it guessed the serial of. Drop the forgery and keep waiting
+            // for the real reply, which now reaches the filter as a stray.
+            forgedReplies.add(1, ordering: .relaxed)
+            awaitStrayReply(pending)
+            return
         }
+        pending.finish(message.error.map { .failure($0) } ?? .success(message))
+    }
+
+    /// Waits in the filter for the reply of a call whose pending-call record
+    /// libdbus gave up on a forged reply. Runs on the loop queue.
+    private func awaitStrayReply(_ pending: PendingCall) {
+        loop.assertOnQueue()
+        guard loop.raw != nil else {
+            pending.finish(.failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
+            return
+        }
+        state.withLock { $0.strayReplyWaits[pending.serial] = pending }
+        let timer = DispatchSource.makeTimerSource(queue: loop.queue)
+        timer.schedule(deadline: pending.deadline)
+        timer.setEventHandler { [self] in
+            timer.cancel()
+            let waiting = state.withLock { $0.strayReplyWaits.removeValue(forKey: pending.serial) }
+            waiting?.finish(.failure(.noReply("no genuine reply arrived within the time limit")))
+        }
+        timer.resume()
+        pending.strayTimer = timer
+    }
+
+    /// A reply that no libdbus pending call took: the genuine answer to a
+    /// call whose record a forgery consumed, or a stray to drop. Loop queue.
+    func receiveStrayReply(_ message: Message) {
+        let waiting: PendingCall? = state.withLock { state in
+            guard let pending = state.strayReplyWaits[message.replySerial], pending.expectedSender.accepts(message) else {
+                return nil
+            }
+            return state.strayReplyWaits.removeValue(forKey: message.replySerial)
+        }
+        guard let waiting else { return }
+        waiting.strayTimer?.cancel()
+        waiting.finish(message.error.map { .failure($0) } ?? .success(message))
     }
 
     /// Cancels a pending call on the loop queue after its task was cancelled.
@@ -124,8 +164,14 @@ private func pendingCallCompleted(_ handle: OpaquePointer?, _ data: UnsafeMutabl
 
 /// One outgoing call waiting for its reply: a continuation that can be resumed
 /// only once, and the libdbus pending-call handle while it is live.
-final class PendingCall: Sendable {
+final class PendingCall: @unchecked Sendable {
+    // @unchecked: `state` is behind its mutex; `serial`, `deadline` and
+    // `strayTimer` are written and read only on the connection's loop queue.
     let connection: Connection
+    let expectedSender: ReplySender
+    var serial: UInt32 = 0
+    var deadline: DispatchTime = .now()
+    var strayTimer: (any DispatchSourceTimer)?
     private let state = Mutex(State())
 
     private struct State {
@@ -141,7 +187,10 @@ final class PendingCall: Sendable {
         let raw: OpaquePointer
     }
 
-    init(connection: Connection) { self.connection = connection }
+    init(connection: Connection, expectedSender: ReplySender) {
+        self.connection = connection
+        self.expectedSender = expectedSender
+    }
 
     func install(_ continuation: CheckedContinuation<Result<Message, DBusError>, Never>) {
         let early: Result<Message, DBusError>? = state.withLock { state in
@@ -191,10 +240,38 @@ final class PendingCall: Sendable {
 
     /// Fails the call because its connection closed. Runs on the loop queue.
     func abandon(with reason: DBusError) {
+        strayTimer?.cancel()
         if let handle = detach() {
             dbus_pending_call_cancel(handle)
             dbus_pending_call_unref(handle)
         }
         finish(.failure(reason))
+    }
+}
+
+/// Who may answer a call: the unique name it was sent to, or the bus itself
+/// (which answers for peers that left, `NoReply`, and for the bus's own methods).
+///
+/// A call to a well-known name cannot be checked without a round trip to learn
+/// its owner; no reply that decides what happens to a URL is awaited from one.
+struct ReplySender: Sendable {
+    private let expected: String?
+
+    init(destination: BusName?) {
+        guard let name = destination?.rawValue, name.hasPrefix(":") || name == BusName.bus.rawValue else {
+            expected = nil
+            return
+        }
+        expected = name
+    }
+
+    func accepts(_ reply: Message) -> Bool {
+        guard let expected else { return true }
+        guard let sender = reply.sender?.rawValue else {
+            // Made by libdbus itself (the timeout's NoReply): never from a peer,
+            // since the bus fills in every routed message's sender.
+            return reply.kind == .error
+        }
+        return sender == expected || (sender == BusName.bus.rawValue && reply.kind == .error)
     }
 }

@@ -13,6 +13,8 @@ import Synchronization
 public final class Connection: Sendable {
     let loop: EventLoop
     let state: Mutex<ConnectionState>
+    /// Replies dropped because they came from someone the call was not sent to.
+    let forgedReplies = Atomic<Int>(0)
 
     private init(loop: EventLoop) {
         self.loop = loop
@@ -68,6 +70,10 @@ public final class Connection: Sendable {
 
     /// The unique name the bus gave this connection, e.g. `:1.42`.
     public var uniqueName: BusName { state.withLock { $0.uniqueName } ?? BusName(trusted: ":0.0") }
+
+    /// How many replies were dropped because they did not come from the peer
+    /// the call was sent to (forged answers; see `ReplySender`).
+    public var forgedReplyCount: Int { forgedReplies.load(ordering: .relaxed) }
 
     /// Whether the connection is still open.
     public var isConnected: Bool { state.withLock { $0.isOpen } }
@@ -126,7 +132,9 @@ public final class Connection: Sendable {
                 deliverSignal(message)
             }
         case .methodReturn, .error:
-            break  // replies to pending calls never reach the filter; stray ones are dropped
+            // Replies to pending calls never reach the filter; a stray is either
+            // the genuine reply after a forged one, or dropped.
+            receiveStrayReply(message)
         }
     }
 
@@ -140,9 +148,10 @@ public final class Connection: Sendable {
             defer {
                 state.disconnectHandlers = []
                 state.pendingCalls = [:]
+                state.strayReplyWaits = [:]
                 state.subscriptions = [:]
             }
-            return (state.disconnectHandlers, Array(state.pendingCalls.values))
+            return (state.disconnectHandlers, Array(state.pendingCalls.values) + state.strayReplyWaits.values)
         }
         loop.detach()
         loop.onMessage = { _ in }
@@ -160,6 +169,8 @@ struct ConnectionState {
     var uniqueName: BusName?
     var disconnectHandlers: [@Sendable (DBusError) -> Void] = []
     var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
+    /// Calls whose libdbus record a forged reply consumed, by serial.
+    var strayReplyWaits: [UInt32: PendingCall] = [:]
     var objects: [ObjectPath: [ExportedInterface]] = [:]
     var subscriptions: [UInt64: SignalSubscription.Entry] = [:]
     var nextSubscriptionID: UInt64 = 1
