@@ -4,6 +4,8 @@
 //   CDBus         libdbus as a system library; only DBus imports it
 //   DBus          validated names, values, messages, a connection and its event loop
 //   Spawn         posix_spawn with a clean signal state and no inherited descriptors
+//   SafeText      pure: peer text escaped for logs and terminals
+//   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode)
 //   Routing       pure: URL validation, handler specs, the innermost-first walk
 //   LinearRegex   pure: regular expressions matched in linear time (for rules)
 //   LinkDetection pure: finding links in text (also a product, for clients)
@@ -25,7 +27,7 @@ let package = Package(
     products: [
         .executable(name: "openurld", targets: ["openurld"]),
         .executable(name: "openurl", targets: ["openurl"]),
-        .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection"]),
+        .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection", "HostNames"]),
     ],
     targets: [
         .systemLibrary(
@@ -36,9 +38,11 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn"]),
-        .target(name: "Routing"),
+        .target(name: "SafeText"),
+        .target(name: "HostNames", dependencies: ["SafeText"]),
+        .target(name: "Routing", dependencies: ["HostNames", "SafeText"]),
         .target(name: "LinearRegex"),
-        .target(name: "LinkDetection"),
+        .target(name: "LinkDetection", dependencies: ["HostNames"]),
         .target(name: "DispatcherAPI", dependencies: ["DBus"]),
         .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "Desktop", "DispatcherAPI"]),
@@ -50,11 +54,12 @@ let package = Package(
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),
+        .executableTarget(name: "host-normalise", dependencies: ["HostNames"], path: "Tests/HostAgreement"),
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
 
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
         .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"], exclude: ["agreement"]),
@@ -72,6 +77,7 @@ let package = Package(
 if getenv("OPENURLD_FUZZ") != nil {
     package.targets += [
         .executableTarget(name: "fuzz-url", dependencies: ["Routing"], path: "Tests/Fuzz/FuzzURL"),
+        .executableTarget(name: "fuzz-host", dependencies: ["HostNames"], path: "Tests/Fuzz/FuzzHost"),
         .executableTarget(name: "fuzz-exec", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzExec"),
         .executableTarget(name: "fuzz-keyfile", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzKeyFile"),
         .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),

@@ -1,3 +1,5 @@
+import HostNames
+
 /// A run of domain labels found in the text.
 struct DomainName {
     let range: Range<Int>

@@ -1,3 +1,6 @@
+import HostNames
+import SafeText
+
 /// What a handler wants to be asked about, and how it ranks.
 public struct HandlerSpec: Hashable, Sendable {
     /// Whom a handler answers for.
@@ -51,48 +54,78 @@ public struct HandlerSpec: Hashable, Sendable {
     /// Whether this spec matches `url` (scheme, host and path).
     public func matches(_ url: ValidatedURL) -> Bool {
         (schemes == ["*"] || schemes.contains(url.scheme))
-            && (hosts.isEmpty || hosts.contains { $0.matches(url.host) })
+            && (hosts.isEmpty || hosts.contains { $0.matches(url.host, port: url.port) })
             && (paths.isEmpty || paths.contains { $0.matches(url.path) })
     }
 }
 
 /// `example.com` (exactly that host) or `*.example.com` (any subdomain, not
-/// `example.com` itself). Compared case-insensitively; `[::1]` for IPv6.
+/// `example.com` itself), optionally with a port (`localhost:3000`); `[::1]`
+/// for IPv6. The host is read as a browser reads it (`HostName`), so
+/// `BÜCHER.example.` and `xn--bcher-kva.example` are one pattern, and
+/// `127.1` is `127.0.0.1`. Without a port, any port matches.
 public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
-    /// The host or, for a wildcard, the domain below which subdomains match.
+    /// The host or, for a wildcard, the domain below which subdomains match:
+    /// normalised, as `URLHost` holds it.
     public let domain: String
     public let isWildcard: Bool
+    public let isIPv6: Bool
+    /// The port a URL must use (its scheme's default counts), or any when `nil`.
+    public let port: UInt16?
 
     public init(_ text: String) throws(RoutingError) {
-        let lower = text.lowercased()
-        let wildcard = lower.hasPrefix("*.")
-        let domain = wildcard ? String(lower.dropFirst(2)) : lower
-        let problem: String? =
-            if domain.isEmpty { "is empty" }
-            else if domain.utf8.count > 253 + 2 { "is longer than a host name can be" }
-            else if domain.contains("*") { "may only use '*' as its whole first label ('*.example.com')" }
-            else if domain.contains(where: { " /?#@\\%".contains($0) || $0.isNewline }) { "contains a character hosts cannot have" }
-            else { nil }
-        if let problem { throw RoutingError(.invalidSpec, "host pattern '\(text.prefix(64))' \(problem)") }
-        self.domain = domain.hasPrefix("[") && domain.hasSuffix("]") ? String(domain.dropFirst().dropLast()) : domain
+        func refuse(_ problem: String) -> RoutingError {
+            RoutingError(.invalidSpec, "host pattern '\(displayable(text.prefix(64)))' \(problem)")
+        }
+        let wildcard = text.hasPrefix("*.")
+        var host = wildcard ? Substring(text.dropFirst(2)) : Substring(text)
+        // A bare IPv6 address (`::1`) is accepted as if bracketed; it has no port.
+        if !host.hasPrefix("["), host.utf8.filter({ $0 == UInt8(ascii: ":") }).count >= 2 { host = "[" + host + "]" }
+        var port: UInt16?
+        let literalEnd = host.hasPrefix("[") ? host.firstIndex(of: "]").map(host.index(after:)) : nil
+        if let colon = host[(literalEnd ?? host.startIndex)...].lastIndex(of: ":") {
+            let digits = host[host.index(after: colon)...]
+            guard !digits.isEmpty, digits.count <= 5, digits.utf8.allSatisfy(isASCIIDigit), let value = UInt32(digits), value <= 65535
+            else { throw refuse("has a port that is not a number from 0 to 65535") }
+            port = UInt16(value)
+            host = host[..<colon]
+        }
+        if host.isEmpty { throw refuse("is empty") }
+        if host.utf8.count > 253 + 2 { throw refuse("is longer than a host name can be") }
+        if host.contains("*") { throw refuse("may only use '*' as its whole first label ('*.example.com')") }
+        if host.contains(where: { " /?#@\\".contains($0) || $0.isNewline }) { throw refuse("contains a character hosts cannot have") }
+        switch HostName.parse(host) {
+        case .success(let parsed):
+            if case .ipv6 = parsed, wildcard { throw refuse("puts '*.' before an IPv6 address") }
+            if case .ipv4 = parsed, wildcard { throw refuse("puts '*.' before an IPv4 address") }
+            self.isIPv6 = if case .ipv6 = parsed { true } else { false }
+            self.domain = parsed.matchingKey
+        case .failure(let failure):
+            throw refuse("is not a host a browser would go to: \(failure.reason)")
+        }
         self.isWildcard = wildcard
+        self.port = port
     }
 
-    public func matches(_ host: URLHost?) -> Bool {
+    public func matches(_ host: URLHost?, port: UInt16? = nil) -> Bool {
+        if let wanted = self.port, wanted != port { return false }
         switch host {
         case .name(let name)?:
-            isWildcard ? Self.isSubdomain(name.utf8, of: domain.utf8) : name == domain
+            return !isIPv6 && (isWildcard ? Self.isSubdomain(name.utf8, of: domain.utf8) : name == domain)
         case .ipv6(let address)?:
-            !isWildcard && address == domain
+            return isIPv6 && address == domain
         case .invalid?, nil:
-            false
+            return false
         }
     }
 
-    public var description: String { isWildcard ? "*." + domain : domain }
+    public var description: String {
+        let host = isIPv6 ? "[\(domain)]" : isWildcard ? "*." + domain : domain
+        return port.map { host + ":\($0)" } ?? host
+    }
 
     /// `name` ends with `.` + `domain` and is longer than that: byte-wise,
-    /// since both are lowercased UTF-8 and grapheme rules do not apply to hosts.
+    /// since both are normalised ASCII.
     private static func isSubdomain(_ name: String.UTF8View, of domain: String.UTF8View) -> Bool {
         guard name.count > domain.count + 1 else { return false }
         let start = name.index(name.endIndex, offsetBy: -domain.count)

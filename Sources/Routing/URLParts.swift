@@ -1,3 +1,5 @@
+import HostNames
+
 /// Splits what follows a URL's scheme into host and path (RFC 3986 section 3).
 ///
 /// For the schemes browsers call special (http, https, ws, wss, ftp), `\` is
@@ -7,9 +9,12 @@
 /// application will do, not what a stricter parser would say.
 struct URLParts {
     var host: URLHost?
+    var port: UInt16?
     var path: Substring
 
     static let specialSchemes: Set<String> = ["http", "https", "ws", "wss", "ftp"]
+    /// The ports special schemes imply (WHATWG "default port").
+    static let defaultPorts: [String: UInt16] = ["http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21]
 
     init(scheme: String, rest: Substring) {
         let special = Self.specialSchemes.contains(scheme)
@@ -28,6 +33,7 @@ struct URLParts {
         let hasAuthority = special ? index < hierarchical.endIndex : slashes >= 2
         guard hasAuthority else {
             host = nil
+            port = nil
             path = hierarchical
             return
         }
@@ -37,38 +43,43 @@ struct URLParts {
         let authorityEnd = hierarchical[index...].firstIndex(where: isSlash) ?? hierarchical.endIndex
         let authority = hierarchical[index..<authorityEnd]
         path = hierarchical[authorityEnd...]
-        host = Self.host(in: authority)
+        (host, port) = Self.host(in: authority)
     }
 
-    /// The host of an authority: after the last `@`, before a `:port`.
-    static func host(in authority: Substring) -> URLHost? {
+    /// The host of an authority (after the last `@`, before a `:port`), as
+    /// a browser reads it, and the port when one is given.
+    static func host(in authority: Substring) -> (URLHost?, UInt16?) {
         let afterUserinfo = authority[(authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex)...]
-        if afterUserinfo.hasPrefix("[") {
-            guard let close = afterUserinfo.firstIndex(of: "]") else { return .invalid }
-            let literal = afterUserinfo[afterUserinfo.index(after: afterUserinfo.startIndex)..<close]
-            let after = afterUserinfo[afterUserinfo.index(after: close)...]
-            guard after.isEmpty || isPort(after) else { return .invalid }
-            guard !literal.isEmpty, literal.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." || $0 == "%" || $0.isLetter || $0.isNumber })
-            else { return .invalid }
-            return .ipv6(literal.lowercased())
-        }
         var name = afterUserinfo
-        if let colon = name.lastIndex(of: ":") {
-            guard isPort(name[colon...]) else { return .invalid }
-            name = name[..<colon]
+        var port: UInt16?
+        // The port follows the last ':' outside an IPv6 literal's brackets.
+        let hostEnd = afterUserinfo.hasPrefix("[") ? afterUserinfo.firstIndex(of: "]").map(afterUserinfo.index(after:)) : nil
+        if let colon = afterUserinfo[(hostEnd ?? afterUserinfo.startIndex)...].lastIndex(of: ":") {
+            let digits = afterUserinfo[afterUserinfo.index(after: colon)...]
+            guard digits.utf8.allSatisfy(isASCIIDigit) else { return (.invalid, nil) }
+            if !digits.isEmpty {
+                // Leading zeros are fine (`:0080`); a value over 65535 is not a port.
+                var value: UInt32 = 0
+                for digit in digits.utf8 {
+                    value = value * 10 + UInt32(digit - UInt8(ascii: "0"))
+                    guard value <= 65535 else { return (.invalid, nil) }
+                }
+                port = UInt16(value)
+            }
+            name = afterUserinfo[..<colon]
+        } else if let hostEnd, hostEnd < afterUserinfo.endIndex {
+            return (.invalid, nil)
         }
-        if name.isEmpty { return nil }
-        guard let decoded = percentDecoded(name) else { return .invalid }
-        let forbidden: Set<Character> = [" ", "#", "%", "/", ":", "<", ">", "?", "@", "[", "\\", "]", "^", "|"]
-        if decoded.contains(where: { forbidden.contains($0) || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true }) {
-            return .invalid
+        if name.isEmpty { return (nil, port) }
+        switch HostName.parse(name) {
+        case .success(let host):
+            switch host {
+            case .ipv6: return (.ipv6(host.matchingKey), port)
+            case .domain, .ipv4: return (.name(host.matchingKey), port)
+            }
+        case .failure:
+            return (.invalid, port)
         }
-        return .name(decoded.lowercased())
-    }
-
-    /// `:` followed by digits only (an empty port is allowed by RFC 3986).
-    private static func isPort(_ text: Substring) -> Bool {
-        text.first == ":" && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
     }
 }
 

@@ -12,9 +12,13 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
     public let text: String
     /// The scheme, lowercase, e.g. `https`.
     public let scheme: String
-    /// The host, when the URL has an authority.
+    /// The host, when the URL has an authority, as a browser reads it (see
+    /// `HostName`): what host patterns are matched against.
     public let host: URLHost?
-    /// The path, as written (not percent-decoded).
+    /// The port: as written, or the scheme's default (443 for `https`).
+    public let port: UInt16?
+    /// The path, as written (not percent-decoded); `/` when a URL with a host
+    /// has none (`https://example.com?q` is at `/`, as browsers read it).
     public let path: Substring
 
     /// Validates `input`.
@@ -29,7 +33,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         self.scheme = scheme
         let parts = URLParts(scheme: scheme, rest: Substring(rest))
         host = parts.host
-        path = parts.path
+        port = parts.port ?? URLParts.defaultPorts[scheme]
+        path = parts.path.isEmpty && parts.host != nil ? "/" : parts.path
     }
 
     public var description: String { text }
@@ -92,11 +97,12 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
 
 /// The host part of a URL's authority.
 public enum URLHost: Hashable, Sendable {
-    /// A registered name or IPv4 address, percent-decoded and lowercased.
+    /// A domain (ASCII, lowercase, `xn--` labels, no trailing dot) or an
+    /// IPv4 address in dotted decimal, as `HostName.matchingKey` gives them.
     case name(String)
-    /// An IPv6 (or IPvFuture) literal, without brackets, lowercased.
+    /// An IPv6 address in canonical form, without brackets.
     case ipv6(String)
-    /// A host no application would accept (e.g. `%2F` decoding to `/`); it
+    /// A host no browser would go to (e.g. `%2F` decoding to `/`); it
     /// matches no host pattern.
     case invalid
 }

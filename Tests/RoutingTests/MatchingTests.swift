@@ -26,7 +26,71 @@ import Testing
 
     @Test(arguments: hostCases)
     func hostPatterns(_ pattern: String, _ url: String, _ expected: Bool) throws {
-        #expect(try HostPattern(pattern).matches(ValidatedURL(url).host) == expected)
+        let url = try ValidatedURL(url)
+        #expect(try HostPattern(pattern).matches(url.host, port: url.port) == expected)
+    }
+
+    /// Spellings of a blocked host that a browser still goes to (issue 15,
+    /// item 2), and ports in patterns (item 11): each must match like the plain form.
+    static let browserSpellings: [(String, String, Bool)] = [
+        ("ad.doubleclick.net", "https://ad.doubleclick.net./", true),
+        ("ad.doubleclick.net", "https://ad.doubleclick.net%2E/", true),
+        ("*.doubleclick.net", "https://ad.doubleclick.net./x", true),
+        ("ad.doubleclick.net.", "https://ad.doubleclick.net/", true),
+        ("bücher.example", "https://xn--bcher-kva.example/", true),
+        ("bücher.example", "https://XN--BCHER-KVA.example/", true),
+        ("xn--bcher-kva.example", "https://bu\u{0308}cher.example/", true),
+        ("xn--bcher-kva.example", "https://BÜCHER.example/", true),
+        ("xn--bcher-kva.example", "https://bu%CC%88cher.example/", true),
+        ("example.com", "https://example\u{3002}com/", true),
+        ("example.com", "https://example\u{FF0E}com/", true),
+        ("example.com", "https://\u{FF45}xample.com/", true),
+        ("example.com", "https://exa\u{00AD}mple.com/", true),
+        ("example.com", "https://exa%C2%ADmple.com/", true),
+        ("127.0.0.1", "http://0x7f.1/", true),
+        ("127.0.0.1", "http://2130706433/", true),
+        ("127.0.0.1", "http://127.1/", true),
+        ("127.0.0.1", "http://0177.0.0.1/", true),
+        ("127.0.0.1", "http://0x7F.0.0.1./", true),
+        ("127.1", "http://127.0.0.1/", true),
+        ("[::1]", "http://[0:0:0:0:0:0:0:1]/", true),
+        ("[::ffff:1.2.3.4]", "http://[::ffff:102:304]/", true),
+        ("example.com", "https://example.com.evil.net./", false),
+        ("example.com", "https://example.co/", false),
+        ("localhost:3000", "http://localhost:3000/", true),
+        ("localhost:3000", "http://LOCALHOST:03000/app", true),
+        ("localhost:3000", "http://localhost:3001/", false),
+        ("localhost:3000", "http://localhost/", false),
+        ("example.com:443", "https://example.com/", true),
+        ("example.com:443", "http://example.com/", false),
+        ("*.example.com:8443", "https://a.example.com:8443/", true),
+        ("[::1]:8080", "http://[::1]:8080/", true),
+        ("[::1]:8080", "http://[::1]/", false),
+    ]
+
+    @Test(arguments: browserSpellings)
+    func hostsAreMatchedAsABrowserReadsThem(_ pattern: String, _ url: String, _ expected: Bool) throws {
+        let url = try ValidatedURL(url)
+        #expect(try HostPattern(pattern).matches(url.host, port: url.port) == expected)
+    }
+
+    static let refusedPatterns = ["localhost:", "localhost:99999", "localhost:x", "*.127.0.0.1", "exa%mple.com", "xn--", "*.[::1]"]
+
+    @Test(arguments: refusedPatterns)
+    func patternsNoBrowserHostCouldMatchAreRefused(_ pattern: String) {
+        #expect(throws: RoutingError.self) { try HostPattern(pattern) }
+    }
+
+    @Test func theForwardedURLKeepsItsBytes() throws {
+        let url = try ValidatedURL("https://EXA\u{00AD}mple.com./P")
+        #expect(url.text == "https://EXA\u{00AD}mple.com./P")
+        #expect(url.host == .name("example.com"))
+    }
+
+    @Test(arguments: [("https://intranet.example", true), ("https://intranet.example?tab=news", true),
+                      ("https://intranet.example#top", true), ("https://intranet.example/x", false), ("mailto:a@b", false)])
+    func anEmptyPathIsTheRoot(_ url: String, _ expected: Bool) throws {
+        #expect(try PathGlob("/").matches(ValidatedURL(url).path) == expected)
     }
 
     static let globCases: [(String, String, Bool)] = [

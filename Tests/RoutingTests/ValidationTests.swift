@@ -109,7 +109,7 @@ import Testing
         ("http://a%2Fb/", .invalid),
         ("http://a%zz/", .invalid),
         ("http://host:port/", .invalid),
-        ("http://例え.jp/", .name("例え.jp")),
+        ("http://例え.jp/", .name("xn--r8jz45g.jp")),
         ("http:", nil),
         ("http:///x", .name("x")),  // browsers skip any run of slashes
         ("mailto:a@b.example", nil),
@@ -125,7 +125,8 @@ import Testing
     }
 
     static let paths: [(String, String)] = [
-        ("https://e.com/a/b?q#f", "/a/b"), ("https://e.com", ""), ("https://e.com?x", ""),
+        // No path after a host is the root, as browsers read it.
+        ("https://e.com/a/b?q#f", "/a/b"), ("https://e.com", "/"), ("https://e.com?x", "/"),
         ("mailto:a@b.c?subject=x", "a@b.c"), ("urn:isbn:1", "isbn:1"), ("http://a\\b\\c", "\\b\\c"),
     ]
 

@@ -1,10 +1,11 @@
-/// Punycode (RFC 3492) encoding of one label, to look up internationalised
+/// Punycode (RFC 3492): the ASCII form of one domain label (`bücher` is
+/// `xn--bcher-kva`), for host normalisation and for looking up internationalised
 /// top-level domains (`рф` is `xn--p1ai` in IANA's list).
-enum Punycode {
+public enum Punycode {
     private static let base = 36, tMin = 1, tMax = 26, skew = 38, damp = 700, initialBias = 72, initialN = 128
 
     /// `label` lowercased and encoded, with the `xn--` prefix when it has non-ASCII scalars.
-    static func asciiLabel(_ label: some Collection<Unicode.Scalar>) -> String? {
+    public static func asciiLabel(_ label: some Collection<Unicode.Scalar>) -> String? {
         if label.allSatisfy(\.isASCII) {
             // The common case, without Unicode case mapping.
             var ascii = ""
@@ -16,7 +17,8 @@ enum Punycode {
         return encode(input.map(\.value)).map { "xn--" + $0 }
     }
 
-    private static func encode(_ input: [UInt32]) -> String? {
+    /// The Punycode of `input` (without the `xn--` prefix); `nil` on overflow.
+    public static func encode(_ input: [UInt32]) -> String? {
         var output = input.filter { $0 < 0x80 }.map { Character(Unicode.Scalar($0)!) }
         let basicCount = output.count
         var handled = basicCount
@@ -50,6 +52,58 @@ enum Punycode {
             n += 1
         }
         return String(output)
+    }
+
+    /// The scalars a Punycode string (without the `xn--` prefix) stands for;
+    /// `nil` when it is not valid Punycode (RFC 3492 section 6.2).
+    public static func decode(_ text: some BidirectionalCollection<UInt8>) -> [UInt32]? {
+        var output: [UInt32] = []
+        var rest = text[...]
+        if let delimiter = text.lastIndex(of: UInt8(ascii: "-")) {
+            for byte in text[..<delimiter] {
+                guard byte < 0x80 else { return nil }
+                output.append(UInt32(byte))
+            }
+            rest = text[text.index(after: delimiter)...]
+        }
+        var n = initialN, i = 0, bias = initialBias
+        var iterator = rest.makeIterator()
+        var next = iterator.next()
+        while next != nil {
+            let oldI = i
+            var w = 1
+            var k = base
+            while true {
+                guard let byte = next, let value = digitValue(byte) else { return nil }
+                next = iterator.next()
+                let (product, overflow) = value.multipliedReportingOverflow(by: w)
+                guard !overflow, i <= Int(Int32.max) - product else { return nil }
+                i += product
+                let t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias
+                if value < t { break }
+                let (weight, weightOverflow) = w.multipliedReportingOverflow(by: base - t)
+                guard !weightOverflow, weight <= Int(Int32.max) else { return nil }
+                w = weight
+                k += base
+            }
+            bias = adapt(i - oldI, output.count + 1, oldI == 0)
+            guard i / (output.count + 1) <= 0x10FFFF - n else { return nil }
+            n += i / (output.count + 1)
+            i %= output.count + 1
+            guard n >= 0x80, Unicode.Scalar(UInt32(n)) != nil else { return nil }
+            output.insert(UInt32(n), at: i)
+            i += 1
+        }
+        return output
+    }
+
+    private static func digitValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): Int(byte - UInt8(ascii: "a"))
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): Int(byte - UInt8(ascii: "A"))
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0")) + 26
+        default: nil
+        }
     }
 
     private static func digit(_ value: Int) -> Character {

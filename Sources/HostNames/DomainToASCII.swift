@@ -1,0 +1,99 @@
+import SafeText
+
+/// UTS #46 ToASCII with the flags the WHATWG URL Standard sets: CheckHyphens,
+/// UseSTD3ASCIIRules, Transitional_Processing and VerifyDnsLength all false.
+enum DomainToASCII {
+    static func convert(_ domain: String) -> Result<String, HostName.Failure> {
+        // The standard's fast path: ASCII with no label to decode is lowercased.
+        if domain.utf8.allSatisfy({ $0 < 0x80 }) {
+            let lower = String(decoding: domain.utf8.map(asciiLowercased), as: UTF8.self)
+            if !lower.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).contains(where: hasACEPrefix) {
+                return lower.isEmpty ? .failure(.init("is empty")) : .success(lower)
+            }
+        }
+        // 1. Map.
+        var mapped: [Unicode.Scalar] = []
+        mapped.reserveCapacity(domain.unicodeScalars.count)
+        for scalar in domain.unicodeScalars {
+            if scalar.isASCII {
+                mapped.append(Unicode.Scalar(asciiLowercased(UInt8(scalar.value))))
+                continue
+            }
+            let (status, replacement) = IDNAMapping.lookup(scalar)
+            switch status {
+            case .valid, .deviation: mapped.append(scalar)
+            case .mapped: mapped.append(contentsOf: replacement)
+            case .ignored: break
+            case .disallowed: return .failure(.init("contains \(scalar.escapedName), which IDNA does not allow in a host"))
+            }
+        }
+        // 2. Normalise (NFC), 3. break into labels, 4. convert and validate each.
+        let normalized = nfc(mapped)
+        var labels: [String] = []
+        // Split on scalars, not Characters: "." followed by a combining mark is
+        // one Character but still ends a label.
+        for labelScalars in normalized.unicodeScalars.split(separator: ".", omittingEmptySubsequences: false) {
+            let scalars = Array(labelScalars)
+            let label = String(String.UnicodeScalarView(labelScalars))
+            if label.utf8.starts(with: "xn--".utf8) {
+                guard scalars.allSatisfy(\.isASCII) else { return .failure(.init("label '\(displayable(label))' mixes 'xn--' with non-ASCII characters")) }
+                // UTS #46 since Unicode 16 also refuses a label that decodes to
+                // ASCII only (`xn--abc-`); browsers still go to such hosts, so
+                // refusing them here would let them slip past host patterns.
+                guard let decoded = Punycode.decode(label.utf8.dropFirst(4)), !decoded.isEmpty else { return .failure(.init("label '\(displayable(label))' is not valid Punycode")) }
+                let unicode = decoded.compactMap(Unicode.Scalar.init)
+                if let problem = problem(with: unicode, decoded: true) { return .failure(.init("label '\(displayable(label))' \(problem)")) }
+                labels.append(String(label))
+            } else {
+                if let problem = problem(with: scalars, decoded: false) { return .failure(.init("a label \(problem)")) }
+                if scalars.allSatisfy(\.isASCII) {
+                    labels.append(String(label))
+                } else {
+                    guard let encoded = Punycode.encode(scalars.map(\.value)) else { return .failure(.init("a label is too long to encode")) }
+                    labels.append("xn--" + encoded)
+                }
+            }
+        }
+        let result = labels.joined(separator: ".")
+        return result.isEmpty ? .failure(.init("is empty")) : .success(result)
+    }
+
+    /// The UTS #46 validity criteria that can reject a label (section 4.1).
+    private static func problem(with label: [Unicode.Scalar], decoded: Bool) -> String? {
+        if decoded, nfc(label).unicodeScalars.elementsEqual(label) == false { return "is not in normalisation form C" }
+        // Nor is "decodes to a label that begins with xn--" refused, for the
+        // same reason as ASCII-only decodings above: browsers go there.
+        if decoded, label.contains(".") { return "contains a '.' once decoded" }
+        if let first = label.first {
+            switch first.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: return "begins with a combining mark (\(first.escapedName))"
+            default: break
+            }
+        }
+        if decoded {
+            for scalar in label where !scalar.isASCII {
+                switch IDNAMapping.lookup(scalar).0 {
+                case .valid, .deviation: continue
+                default: return "contains \(scalar.escapedName), which IDNA does not allow in a host"
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func hasACEPrefix(_ label: Substring.UTF8View.SubSequence) -> Bool {
+        label.starts(with: "xn--".utf8)
+    }
+    private static func hasACEPrefix(_ label: ArraySlice<UInt8>) -> Bool { label.starts(with: "xn--".utf8) }
+
+    /// NFC through the Swift runtime's own normaliser (the one `String`
+    /// comparison uses; public, though underscored, and what swift-foundation calls).
+    private static func nfc(_ scalars: [Unicode.Scalar]) -> String {
+        let text = String(String.UnicodeScalarView(scalars))
+        return String(decoding: text._nfcCodeUnits, as: UTF8.self)
+    }
+}
+
+func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+}

@@ -1,0 +1,118 @@
+/// A URL's host as a browser reads it: the WHATWG URL Standard's host parser
+/// (percent-decoding, UTS #46 mapping with the standard's flags, Punycode,
+/// IPv4 in every notation browsers accept, IPv6 in canonical form).
+///
+///     HostName.parse("ｅxample。COM")   // .domain("example.com")
+///     HostName.parse("0x7f.1")          // .ipv4("127.0.0.1")
+///     HostName.parse("bücher.example")  // .domain("xn--bcher-kva.example")
+///
+/// Matching on this form means a block on `example.com` cannot be sidestepped
+/// by another spelling that a browser would still send to `example.com`.
+///
+/// Departures from the standard, each only ever accepting a name a browser
+/// rejects, never reading a name differently: the UTS #46 CheckBidi and
+/// CheckJoiners rules are not applied (a name they refuse cannot be visited,
+/// so matching it is harmless), and general categories come from the Swift
+/// runtime's Unicode version rather than the mapping table's.
+public enum HostName: Hashable, Sendable, CustomStringConvertible {
+    /// A domain in ASCII: lowercase, internationalised labels as `xn--…`.
+    /// A trailing dot is kept, as the standard keeps it.
+    case domain(String)
+    /// An IPv4 address in dotted decimal.
+    case ipv4(String)
+    /// An IPv6 address in its canonical form, without brackets.
+    case ipv6(String)
+
+    /// Why a host is not one a browser would go to.
+    public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        public let reason: String
+        init(_ reason: String) { self.reason = reason }
+        public var description: String { reason }
+    }
+
+    public var description: String {
+        switch self {
+        case .domain(let name), .ipv4(let name): name
+        case .ipv6(let address): "[\(address)]"
+        }
+    }
+
+    /// Parses a host as it appears in a URL's authority, `%XX` escapes and
+    /// `[…]` brackets included.
+    public static func parse(_ input: some StringProtocol) -> Result<HostName, Failure> {
+        let bytes = Array(input.utf8)
+        if bytes.first == UInt8(ascii: "[") {
+            guard bytes.last == UInt8(ascii: "]"), bytes.count > 2 else { return .failure(Failure("an IPv6 address lacks its closing ']'")) }
+            return IPv6Address.parse(bytes[1..<bytes.count - 1]).map { .ipv6($0.description) }
+        }
+        guard let decoded = String(validating: percentDecoded(bytes), as: UTF8.self) else {
+            return .failure(Failure("percent-escapes that are not UTF-8"))
+        }
+        let ascii: String
+        switch DomainToASCII.convert(decoded) {
+        case .success(let converted): ascii = converted
+        case .failure(let failure): return .failure(failure)
+        }
+        if let forbidden = ascii.unicodeScalars.first(where: isForbiddenDomainCodePoint) {
+            return .failure(Failure("contains \(forbidden.escapedName), which no host may contain"))
+        }
+        if IPv4Address.endsInANumber(ascii) {
+            return IPv4Address.parse(ascii).map { .ipv4($0.description) }
+        }
+        return .success(.domain(ascii))
+    }
+
+    /// The form to compare with patterns: a domain without its trailing dot
+    /// (`example.com.` is `example.com` to DNS and to every browser).
+    public var matchingKey: String {
+        switch self {
+        case .domain(let name): name.count > 1 && name.hasSuffix(".") ? String(name.dropLast()) : name
+        case .ipv4(let address), .ipv6(let address): address
+        }
+    }
+}
+
+/// Decodes `%XX`; a `%` not followed by two hex digits stays as it is (and
+/// then makes the host invalid, as `%` is forbidden in hosts).
+func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+    guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
+    var output: [UInt8] = []
+    output.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+        if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+           let high = hexDigitValue(bytes[index + 1]), let low = hexDigitValue(bytes[index + 2]) {
+            output.append(high << 4 | low)
+            index += 3
+        } else {
+            output.append(bytes[index])
+            index += 1
+        }
+    }
+    return output
+}
+
+func hexDigitValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+}
+
+/// The WHATWG "forbidden domain code points".
+func isForbiddenDomainCodePoint(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0...0x20, 0x7F: true
+    default: "#%/:<>?@[\\]^|".unicodeScalars.contains(scalar)
+    }
+}
+
+extension Unicode.Scalar {
+    /// `U+00AD` style, for messages: never the character itself, which may be invisible.
+    var escapedName: String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}

@@ -1,0 +1,36 @@
+/// Text from a peer (a handler's name, a URL's host, a rule's value) made safe
+/// to put in a log line or on a terminal.
+///
+/// Control characters (C0, DEL, C1), bidirectional controls, line and
+/// paragraph separators and other invisible format characters are written as
+/// `\u{…}` escapes, so that no peer can move the cursor, retitle a terminal,
+/// reorder what a person reads or forge a second log line. A backslash is
+/// doubled, so that an escape in the output always came from this function.
+///
+///     displayable("evil\u{1B}[2J")   // "evil\u{1B}[2J" with the ESC spelled out
+public func displayable(_ text: some StringProtocol) -> String {
+    guard text.unicodeScalars.contains(where: needsEscape) else { return String(text) }
+    var output = ""
+    output.reserveCapacity(text.utf8.count + 16)
+    for scalar in text.unicodeScalars {
+        if scalar == "\\" {
+            output += "\\\\"
+        } else if needsEscape(scalar) {
+            output += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        } else {
+            output.unicodeScalars.append(scalar)
+        }
+    }
+    return output
+}
+
+/// Whether `scalar` would be shown escaped by `displayable`.
+public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0..<0x20, 0x7F...0x9F: return true
+    case 0x5C: return true  // the backslash, so that escapes are unambiguous
+    case 0x2028, 0x2029: return true
+    default:
+        return scalar.properties.isBidiControl || scalar.properties.generalCategory == .format
+    }
+}
