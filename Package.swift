@@ -46,10 +46,10 @@ let package = Package(
         .target(name: "DispatcherAPI", dependencies: ["DBus"]),
         .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "Desktop", "DispatcherAPI"]),
-        .target(name: "OpenURLDaemon", dependencies: ["DBus", "Routing", "DispatcherAPI", "Desktop", "Rules", "LinkDetection"]),
+        .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "Desktop", "Rules", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "DispatcherAPI"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
-        .target(name: "OpenURLCommand", dependencies: ["DBus", "DispatcherAPI", "Desktop", "Routing", "Rules", "LinkDetection", "Spawn"]),
+        .target(name: "OpenURLCommand", dependencies: ["SafeText", "DBus", "DispatcherAPI", "Desktop", "Routing", "Rules", "LinkDetection", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),

@@ -1,9 +1,17 @@
 import Glibc
+import SafeText
 
-/// Standard output and error, written with one `write` per call.
+/// Standard output and error, written with one `write` per call. Every line
+/// is passed through `displayable`, since what is shown includes peers' text
+/// (handler names, rule values, hosts): nothing printed can drive the terminal.
 enum Console {
-    static func out(_ text: String) { write(1, text) }
-    static func error(_ text: String) { write(2, "openurl: " + text + "\n") }
+    static func out(_ text: String) { write(1, safeLines(text)) }
+    static func error(_ text: String) { write(2, "openurl: " + safeLines(text) + "\n") }
+
+    static func safeLines(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(displayable).joined(separator: "\n")
+    }
 
     private static func write(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]
@@ -40,9 +48,12 @@ enum JSON {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                if needsEscape(scalar) {
+                    // Escaped as JSON allows, so that piping to a terminal is safe too.
+                    for unit in String(scalar).utf16 {
+                        let hex = String(unit, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    }
                 } else {
                     out.unicodeScalars.append(scalar)
                 }

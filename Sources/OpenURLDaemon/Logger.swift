@@ -1,4 +1,5 @@
 import Glibc
+import SafeText
 
 /// Where the daemon's messages go. Library code takes one of these from its
 /// caller and never prints on its own.
@@ -20,10 +21,11 @@ public struct Logger: Sendable {
     }
 
     /// Writes `<N>message` lines to standard error, one `write` each so that
-    /// lines from different threads never interleave.
+    /// lines from different threads never interleave. A message is one line:
+    /// `log` has escaped every newline in it.
     public static func standardError(threshold: Level) -> Logger {
         Logger(threshold: threshold) { level, message in
-            let line = "<\(level.rawValue)>" + message.replacingNewlines() + "\n"
+            let line = "<\(level.rawValue)>" + message + "\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
         }
     }
@@ -31,19 +33,13 @@ public struct Logger: Sendable {
     /// Discards everything.
     public static let silent = Logger(threshold: .error) { _, _ in }
 
+    /// Passes `message` on with control, bidirectional and invisible
+    /// characters escaped (`SafeText.displayable`): log lines carry peers' text.
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
-        if level <= threshold { sink(level, message()) }
+        if level <= threshold { sink(level, displayable(message())) }
     }
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
-}
-
-extension String {
-    /// One log record is one line: a newline in a peer's text must not forge another.
-    fileprivate func replacingNewlines() -> String {
-        guard contains(where: \.isNewline) else { return self }
-        return String(map { $0.isNewline ? " " : $0 })
-    }
 }

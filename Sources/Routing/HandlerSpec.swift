@@ -36,6 +36,10 @@ public struct HandlerSpec: Hashable, Sendable {
             throw RoutingError(.invalidSpec, "'\(scheme.prefix(64))' is not a valid scheme")
         }
         if name.utf8.count > 256 { throw RoutingError(.invalidSpec, "name is longer than 256 bytes") }
+        if let bad = name.unicodeScalars.first(where: needsEscape) {
+            let hex = String(bad.value, radix: 16, uppercase: true)
+            throw RoutingError(.invalidSpec, "name '\(displayable(name))' contains U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), a control, bidirectional or invisible character")
+        }
         if schemes.count > 64 || hosts.count > 256 || paths.count > 256 {
             throw RoutingError(.invalidSpec, "a spec may list at most 64 schemes, 256 hosts and 256 paths")
         }

@@ -53,7 +53,8 @@ public struct Rule: Sendable {
         do {
             result = try ValidatedURL(text)
         } catch {
-            return .failed("the rewritten URL is not valid (\(error.message)): \(text.prefix(200))")
+            // Not the URL itself: this reason is logged, and only scheme and host may be.
+            return .failed("the rewritten URL is not valid: \(error.message)")
         }
         switch action {
         case nil, .result(.systemAction)?:

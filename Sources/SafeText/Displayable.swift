@@ -4,8 +4,7 @@
 /// Control characters (C0, DEL, C1), bidirectional controls, line and
 /// paragraph separators and other invisible format characters are written as
 /// `\u{…}` escapes, so that no peer can move the cursor, retitle a terminal,
-/// reorder what a person reads or forge a second log line. A backslash is
-/// doubled, so that an escape in the output always came from this function.
+/// reorder what a person reads or forge a second log line.
 ///
 ///     displayable("evil\u{1B}[2J")   // "evil\u{1B}[2J" with the ESC spelled out
 public func displayable(_ text: some StringProtocol) -> String {
@@ -13,9 +12,7 @@ public func displayable(_ text: some StringProtocol) -> String {
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
     for scalar in text.unicodeScalars {
-        if scalar == "\\" {
-            output += "\\\\"
-        } else if needsEscape(scalar) {
+        if needsEscape(scalar) {
             output += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
         } else {
             output.unicodeScalars.append(scalar)
@@ -28,7 +25,6 @@ public func displayable(_ text: some StringProtocol) -> String {
 public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0..<0x20, 0x7F...0x9F: return true
-    case 0x5C: return true  // the backslash, so that escapes are unambiguous
     case 0x2028, 0x2029: return true
     default:
         return scalar.properties.isBidiControl || scalar.properties.generalCategory == .format

@@ -204,6 +204,24 @@ struct CLITests {
         }
     }
 
+    /// Rule files are text anyone may have copied from the web: what `openurl`
+    /// prints of them must not drive the terminal (issue 15, item 4).
+    @Test func printedPeerTextCannotDriveTheTerminal() async throws {
+        try await withSession { s in
+            try s.tree.write("config/openurld/rules.d/10-evil.rules", "[Rule evil]\nHosts=evil.example\nExec=echo \u{1B}[2J\u{9B}31m\u{202E} %u\n")
+            for arguments in [["rules"], ["rules", "--json"], ["explain", "https://evil.example/"]] {
+                var result = try await run([Binaries.openurl] + arguments, environment: s.environment)
+                for _ in 0..<100 where !result.stdout.contains("echo") {
+                    try await Task.sleep(for: .milliseconds(20))
+                    result = try await run([Binaries.openurl] + arguments, environment: s.environment)
+                }
+                let shown = result.stdout + result.stderr
+                #expect(result.stdout.contains("echo"), "\(arguments): \(shown)")
+                #expect(!shown.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E }, "\(arguments): \(shown.debugDescription)")
+            }
+        }
+    }
+
     /// A shell script as a handler, answering each of the four results.
     @Test func handleMakesAnyScriptAHandler() async throws {
         try await withSession { s in

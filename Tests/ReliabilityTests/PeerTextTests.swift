@@ -1,0 +1,63 @@
+import DBus
+import DispatcherAPI
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// What reaches the daemon's log and the user's terminal from peers and URLs
+/// (issue 15, items 4 and 5), against the built `openurld` and `openurl`.
+@Suite(.timeLimit(.minutes(1)))
+struct PeerTextTests {
+    static let hostile = "evil\u{1B}[2J\u{1B}]0;pwned\u{07}\u{9B}31m\u{202E}gpj.exe"
+
+    static func isClean(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E }
+    }
+
+    @Test func handlerNamesWithControlOrBidiCharactersAreRefused() async throws {
+        try await DaemonHarness.with { d in
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            await #expect(throws: DBusError.self) {
+                try await d.register(client, spec(["https"], name: Self.hostile)) { _, _ in answer("handled") }
+            }
+            #expect(try await d.handlers(client).isEmpty)
+        }
+    }
+
+    @Test func peerTextInTheLogIsEscapedAndRuleFailuresLogNoPath() async throws {
+        let tree = try XDGTree()
+        try tree.app("fallback.desktop", schemes: ["https"])
+        try tree.write("config/openurld/rules.d/10-mirror.rules", """
+            [Rule mirror]
+            Hosts=mirror.example
+            Match=^https://mirror\\.example/(.*)$
+            Rewrite=https://mirror.example/$1 oops
+            """)
+        let log = try makeTemporaryDirectory(prefix: "openurld-log") + "/daemon.log"
+        let logFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(logFD) }
+        try await withDaemon(tree: tree, stderr: logFD) { bus, client, _ in
+            // A handler whose error reply carries terminal escapes and a bidi override.
+            let handler = try await bus.connect()
+            defer { handler.close() }
+            handler.export([ExportedInterface(DispatcherAPI.handlerInterface, methods: [
+                ExportedMethod(
+                    "HandleURL", arguments: [Argument("url", .string), Argument("context", .dictionary(key: .string, value: .variant))],
+                    results: [Argument("result", .string), Argument("url", .string)],
+                    handler: { _ throws(DBusError) in throw DBusError(.failed, Self.hostile) }),
+            ])], at: "/h")
+            _ = try await handler.call(
+                DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, "RegisterHandler",
+                [.objectPath("/h"), ["schemes": Variant(["https"]), "hosts": Variant(["peer.example"]), "name": Variant("peer")].dbusValue])
+            _ = try await client.open("https://peer.example/x")
+            _ = try await client.open("https://mirror.example/SECRET-PATH?SECRET-QUERY")
+            let text = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(text.contains("failed: org.freedesktop.DBus.Error.Failed: evil\\u{1B}[2J"), "\(text)")
+            #expect(Self.isClean(text))
+            #expect(text.contains("rule 'mirror'"))
+            #expect(!text.contains("SECRET"), "\(text)")
+        }
+    }
+}
