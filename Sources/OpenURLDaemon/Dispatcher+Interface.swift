@@ -28,7 +28,7 @@ extension Dispatcher {
                     asyncHandler: { [self] call throws(DBusError) in
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
                         let url = try Self.validated(text)
-                        let token = try Self.optionalString("activation-token", in: options)
+                        let token = try Self.activationToken("activation-token", in: options)
                         let result = try await dispatchCounted(url, caller: call.sender, activationToken: token)
                         return [.boolean(result.outcome.isAccepted), Self.describe(result).dbusValue]
                     }),
@@ -107,8 +107,8 @@ extension Dispatcher {
                     "Open", arguments: [Argument("uris", .array(.string)), Argument("platform_data", Self.options)],
                     asyncHandler: { [self] call throws(DBusError) in
                         let (uris, platformData) = try call.arguments.decode([String].self, [String: Variant].self)
-                        var token = try Self.optionalString("activation-token", in: platformData)
-                        if token == nil { token = try Self.optionalString("desktop-startup-id", in: platformData) }
+                        var token = try Self.activationToken("activation-token", in: platformData)
+                        if token == nil { token = try Self.activationToken("desktop-startup-id", in: platformData) }
                         var invalid: [String] = []
                         for text in uris {
                             // Every valid URI is opened, even when others are not.
@@ -196,6 +196,25 @@ extension Dispatcher {
             throw .invalidArgs("option '\(key)' must have type 's', not '\(value.value.type)'")
         }
         return text.isEmpty ? nil : text
+    }
+
+    /// The longest activation token taken: XDG activation tokens and X11
+    /// startup IDs are tens of bytes; this leaves room and keeps every
+    /// handler's context and the launched app's environment small.
+    static let maximumTokenLength = 1024
+
+    /// An activation token or startup ID from the caller: printable ASCII,
+    /// at most `maximumTokenLength` bytes, since it is passed to handlers and
+    /// put in launched apps' environments.
+    static func activationToken(_ key: String, in options: [String: Variant]) throws(DBusError) -> String? {
+        guard let token = try optionalString(key, in: options) else { return nil }
+        guard token.utf8.count <= maximumTokenLength else {
+            throw .invalidArgs("option '\(key)' is \(token.utf8.count) bytes long; the limit is \(maximumTokenLength)")
+        }
+        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .invalidArgs("option '\(key)' may hold only printable ASCII without spaces")
+        }
+        return token
     }
 
     /// Maps a routing error onto the D-Bus error a client expects.

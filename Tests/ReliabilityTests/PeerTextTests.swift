@@ -2,6 +2,7 @@ import DBus
 import DispatcherAPI
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 import TestSupport
 
@@ -58,6 +59,38 @@ struct PeerTextTests {
             #expect(Self.isClean(text))
             #expect(text.contains("rule 'mirror'"))
             #expect(!text.contains("SECRET"), "\(text)")
+        }
+    }
+}
+
+/// Activation tokens are passed to every handler and into launched apps'
+/// environments (issue 15, item 10).
+@Suite(.timeLimit(.minutes(1)))
+struct ActivationTokenTests {
+    @Test(arguments: [String(repeating: "t", count: 200_000), "a\nb", "tok en", "\u{1B}[2J", "tök"])
+    func oversizedOrUnprintableTokensAreInvalidArgs(_ token: String) async throws {
+        try await DaemonHarness.with { d in
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            await #expect(throws: DBusError.self) {
+                _ = try await d.openWithOptions(client, "https://x.example/", ["activation-token": Variant(token)])
+            }
+            await #expect(throws: DBusError.self) {
+                _ = try await client.call(
+                    DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.applicationInterface, "Open",
+                    [.array(.string, [.string("https://x.example/")]), ["desktop-startup-id": Variant(token)].dbusValue])
+            }
+            #expect(d.fallback.urls.isEmpty)
+        }
+    }
+
+    @Test func anOrdinaryTokenReachesTheFallback() async throws {
+        try await DaemonHarness.with { d in
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            let token = "gnome-shell/Terminal/2345-0-host_TIME123456"
+            _ = try await d.openWithOptions(client, "https://x.example/", ["activation-token": Variant(token)])
+            #expect(d.fallback.opened.withLock { $0.map(\.token) } == [token])
         }
     }
 }
