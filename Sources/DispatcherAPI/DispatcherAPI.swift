@@ -46,6 +46,9 @@ public enum Outcome: String, Sendable, CaseIterable {
     case launchFailed = "launch-failed"
     /// The fallback does not open URLs of this kind (e.g. `javascript:`).
     case refused
+    /// openurld could not learn what a handler decided (its own bus quota, a
+    /// lost bus, shutting down), so it opened nothing: it fails closed.
+    case undecided
 
     /// Whether the caller's URL counts as accepted.
     public var isAccepted: Bool { self == .handled || self == .opened }

@@ -71,6 +71,9 @@ struct OpenCommand {
         case .discarded:
             report(url, .discarded, handler: nil, application: nil, message: "rule '\(walked.trace.last?.handlerName ?? "")'", via: "the rules")
             return .rejected
+        case .undecided(_, let reason):
+            report(url, .undecided, handler: nil, application: nil, message: reason, via: "the rules")
+            return .rejected
         case .passedOn:
             break
         }

@@ -14,6 +14,12 @@ public final class Dispatcher: Sendable {
         public var handlerTimeout: Duration = .seconds(5)
         public var walkDeadline: Duration = .seconds(20)
         public var limits = HandlerRegistry<HandlerEndpoint>.Limits()
+        /// How many URLs one connection may have in flight at once. Each walk
+        /// waits on at most one handler call, so this bounds one caller's
+        /// share of the daemon's pending-reply quota on the bus: a flood of
+        /// walks from one client cannot make the bus refuse the daemon's calls
+        /// for everyone else's URLs.
+        public var maxWalksPerCaller = 32
         public var verbose = false
         public init() {}
     }
@@ -30,6 +36,7 @@ public final class Dispatcher: Sendable {
         var rules = RuleSet()
         var ruleProblems: [RuleDiagnostic] = []
         var walksInFlight = 0
+        var walksByCaller: [String: Int] = [:]
         var draining = false
         /// When the last walk ended or the handlers last changed.
         var lastActivity = ContinuousClock.now
@@ -109,6 +116,8 @@ public final class Dispatcher: Sendable {
             } else {
                 dispatch.handler = id
             }
+        case .undecided(let id, let reason):
+            dispatch = Dispatch(outcome: .undecided, finalURL: result.finalURL, handler: id, message: reason)
         case .passedOn:
             dispatch = await fallBack(result.finalURL, activationToken: activationToken)
         }
@@ -156,12 +165,34 @@ public final class Dispatcher: Sendable {
                 [.string(url.text), context.dbusValue], timeout: timeout)
             answer = Self.answer(from: reply)
         } catch {
-            answer = .failed(error.name == .noReply ? "no answer within the time limit (\(error.message))" : error.description)
+            answer = Self.answer(from: error)
         }
-        if case .failed(let reason) = answer {
+        switch answer {
+        case .failed(let reason):
             logger.warning("handler \(handler.id) '\(handler.spec.name)' of \(handler.owner) failed: \(reason)")
+        case .undecided(let reason):
+            logger.error("handler \(handler.id) '\(handler.spec.name)' of \(handler.owner) could not be asked (\(reason)); the URL is not opened")
+        default:
+            break
         }
         return answer
+    }
+
+    /// What a failed `HandleURL` call means. The daemon's own trouble (the
+    /// bus refused the call for its quota, the connection is gone, memory,
+    /// shutdown) leaves the walk undecided; anything else is the handler's
+    /// failure and costs only its turn.
+    static func answer(from error: DBusError) -> HandlerAnswer {
+        switch error.name {
+        case .limitsExceeded, .disconnected, .noMemory:
+            return .undecided(error.description)
+        case .noReply where error.message.contains("cancelled"):
+            return .undecided("the daemon is shutting down")
+        case .noReply:
+            return .failed("no answer within the time limit (\(error.message))")
+        default:
+            return .failed(error.description)
+        }
     }
 
     /// Reads `HandleURL`'s `(ss)` reply.
@@ -237,19 +268,26 @@ extension Dispatcher {
         try? connection.emit("HandlersChanged", on: DispatcherAPI.dispatcherInterface, from: DispatcherAPI.objectPath)
     }
 
-    /// Counts a walk in flight; `false` when the daemon is shutting down.
-    func beginWork() -> Bool {
+    /// Why a walk may not start.
+    enum Refusal { case shuttingDown, callerBusy }
+
+    /// Counts a walk in flight for `caller`, or says why it may not start.
+    func beginWork(for caller: BusName) -> Refusal? {
         state.withLock { state in
-            guard !state.draining else { return false }
+            guard !state.draining else { return .shuttingDown }
+            guard state.walksByCaller[caller.rawValue, default: 0] < configuration.maxWalksPerCaller else { return .callerBusy }
             state.walksInFlight += 1
+            state.walksByCaller[caller.rawValue, default: 0] += 1
             state.lastActivity = .now
-            return true
+            return nil
         }
     }
 
-    func endWork() {
+    func endWork(for caller: BusName) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.walksInFlight -= 1
+            state.walksByCaller[caller.rawValue, default: 1] -= 1
+            if state.walksByCaller[caller.rawValue] == 0 { state.walksByCaller[caller.rawValue] = nil }
             state.lastActivity = .now
             guard state.walksInFlight == 0 else { return [] }
             defer { state.idleWaiters = [] }

@@ -11,12 +11,18 @@ public enum HandlerAnswer: Sendable, Equatable {
     /// The handler did not answer usefully (timeout, error, malformed reply):
     /// treated as `systemAction`, and reported.
     case failed(String)
+    /// The dispatcher could not learn the answer through no fault of the
+    /// handler (its own bus quota, a lost bus, shutting down): the walk ends
+    /// and the URL is not opened, since the handler may have meant to stop it.
+    case undecided(String)
 }
 
 /// How a walk ended.
 public enum WalkOutcome: Sendable, Equatable {
     case handled(by: UInt32)
     case discarded(by: UInt32)
+    /// The dispatcher could not ask this handler (`HandlerAnswer.undecided`).
+    case undecided(by: UInt32, reason: String)
     /// Every handler passed: the caller should use the system default for `finalURL`.
     case passedOn
 }
@@ -84,6 +90,9 @@ public func walk<Payload>(
         case .discarded:
             record()
             return WalkResult(outcome: .discarded(by: handler.id), finalURL: url, trace: trace)
+        case .undecided(let reason):
+            record()
+            return WalkResult(outcome: .undecided(by: handler.id, reason: reason), finalURL: url, trace: trace)
         case .systemAction, .failed:
             record()
         case .rewrite(let text):

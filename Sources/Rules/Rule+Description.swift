@@ -22,7 +22,8 @@ extension HandlerAnswer {
     public var resultString: String {
         switch self {
         case .handled: HandlerResult.handled.rawValue
-        case .discarded: HandlerResult.discarded.rawValue
+        // Undecided stops the walk without opening, as a discard does.
+        case .discarded, .undecided: HandlerResult.discarded.rawValue
         case .systemAction, .rewrite, .failed: HandlerResult.systemAction.rawValue
         }
     }

@@ -45,6 +45,7 @@ struct CookbookTests {
                 case .passedOn: .passesOn(result.finalURL.text)
                 case .discarded: .discarded
                 case .handled: launches.log.withLock { $0.last }
+                case .undecided: nil  // rules always decide
                 }
                 #expect(got == example.expected, "\(recipe.title): \(example)")
             }

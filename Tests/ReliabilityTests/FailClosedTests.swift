@@ -1,0 +1,84 @@
+import DBus
+import DispatcherAPI
+@testable import OpenURLDaemon
+import Synchronization
+import Testing
+import TestSupport
+
+/// When the daemon cannot learn what a handler decided, it opens nothing
+/// (issue 15, item 3).
+@Suite(.timeLimit(.minutes(1)))
+struct FailClosedTests {
+    @Test func aLostBusOpensNoneOfTheURLsWaitingOnHandlers() async throws {
+        try await DaemonHarness.with { d in
+            let handler = try await d.bus.connect()
+            let caller = try await d.bus.connect()
+            defer { [handler, caller].forEach { $0.close() } }
+            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+            try await d.register(handler, spec(["https"], name: "blocker")) { _, _ in
+                askedContinuation.yield()
+                try? await Task.sleep(for: .seconds(60))
+                return answer("discarded")
+            }
+            let walks = (0..<5).map { index in Task { try? await d.open(caller, "https://blocked.example/\(index)") } }
+            var seen = 0
+            for await _ in asked {
+                seen += 1
+                if seen == 1 { break }
+            }
+            d.daemon.close()
+            await d.dispatcher.drain()
+            for walk in walks { _ = await walk.value }
+            #expect(d.fallback.urls.isEmpty, "\(d.fallback.urls)")
+        }
+    }
+
+    @Test(arguments: [
+        DBusError(.limitsExceeded, "The maximum number of pending replies per connection has been reached"),
+        DBusError.disconnected("the connection was closed"),
+        DBusError.noReply("the call was cancelled"),
+    ])
+    func theDaemonsOwnTroubleLeavesTheWalkUndecided(_ error: DBusError) {
+        guard case .undecided = Dispatcher.answer(from: error) else {
+            Issue.record("\(error) was taken as the handler's failure")
+            return
+        }
+    }
+
+    @Test(arguments: [DBusError.noReply("Message recipient disconnected"), DBusError(.unknownMethod, "no HandleURL"), DBusError.failed("boom")])
+    func aHandlersOwnFailureCostsOnlyItsTurn(_ error: DBusError) {
+        guard case .failed = Dispatcher.answer(from: error) else {
+            Issue.record("\(error) stopped the walk")
+            return
+        }
+    }
+
+    @Test func oneCallerCannotHoldMoreThanItsShareOfWalks() async throws {
+        try await DaemonHarness.with { d in
+            let silent = try await d.bus.connect()
+            let blocker = try await d.bus.connect()
+            let flooder = try await d.bus.connect()
+            let other = try await d.bus.connect()
+            defer { [silent, blocker, flooder, other].forEach { $0.close() } }
+            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+            try await d.register(silent, spec(["https"], hosts: ["slow.example"], name: "silent")) { _, _ in
+                askedContinuation.yield()
+                try? await Task.sleep(for: .seconds(60))
+                return answer("systemAction")
+            }
+            try await d.register(blocker, spec(["https"], hosts: ["ads.example"], name: "blocker")) { _, _ in answer("discarded") }
+            let share = Dispatcher.Configuration().maxWalksPerCaller
+            let held = (0..<share).map { index in Task { try? await d.open(flooder, "https://slow.example/\(index)") } }
+            var seen = 0
+            for await _ in asked {
+                seen += 1
+                if seen == share { break }
+            }
+            await #expect(throws: DBusError.self) { try await d.open(flooder, "https://slow.example/one-too-many") }
+            // Another caller is still served, and its discarding handler still decides.
+            #expect(try await d.openWithOptions(other, "https://ads.example/x").1["outcome"] == Variant("discarded"))
+            silent.close()
+            for walk in held { _ = await walk.value }
+        }
+    }
+}
