@@ -24,14 +24,14 @@ import Testing
         ("a", "http://a%2Fb/", false),
     ]
 
-    @Test(arguments: hostCases)
+    @Test(arguments: hostCases + browserSpellings)
     func hostPatterns(_ pattern: String, _ url: String, _ expected: Bool) throws {
         let url = try ValidatedURL(url)
         #expect(try HostPattern(pattern).matches(url.host, port: url.port) == expected)
     }
 
-    /// Spellings of a blocked host that a browser still goes to (issue 15,
-    /// item 2), and ports in patterns (item 11): each must match like the plain form.
+    /// Spellings of a blocked host that a browser still goes to, and ports in
+    /// patterns: each must match like the plain form (run by `hostPatterns`).
     static let browserSpellings: [(String, String, Bool)] = [
         ("ad.doubleclick.net", "https://ad.doubleclick.net./", true),
         ("ad.doubleclick.net", "https://ad.doubleclick.net%2E/", true),
@@ -67,12 +67,6 @@ import Testing
         ("[::1]:8080", "http://[::1]:8080/", true),
         ("[::1]:8080", "http://[::1]/", false),
     ]
-
-    @Test(arguments: browserSpellings)
-    func hostsAreMatchedAsABrowserReadsThem(_ pattern: String, _ url: String, _ expected: Bool) throws {
-        let url = try ValidatedURL(url)
-        #expect(try HostPattern(pattern).matches(url.host, port: url.port) == expected)
-    }
 
     static let refusedPatterns = ["localhost:", "localhost:99999", "localhost:x", "*.127.0.0.1", "exa%mple.com", "xn--", "*.[::1]"]
 
