@@ -253,7 +253,9 @@ final class PendingCall: @unchecked Sendable {
 /// (which answers for peers that left, `NoReply`, and for the bus's own methods).
 ///
 /// A call to a well-known name cannot be checked without a round trip to learn
-/// its owner; no reply that decides what happens to a URL is awaited from one.
+/// its owner. The daemon asks handlers by unique name; what it awaits from
+/// well-known names (an activatable app's `Open`, systemd) only reports how a
+/// launch went, and never chooses which URL is opened or whether.
 struct ReplySender: Sendable {
     private let expected: String?
 

@@ -24,7 +24,7 @@ enum DomainToASCII {
             case .valid, .deviation: mapped.append(scalar)
             case .mapped: mapped.append(contentsOf: replacement)
             case .ignored: break
-            case .disallowed: return .failure(.init("contains \(scalar.escapedName), which IDNA does not allow in a host"))
+            case .disallowed: return .failure(.init("contains \(scalar.codePointName), which IDNA does not allow in a host"))
             }
         }
         // 2. Normalise (NFC), 3. break into labels, 4. convert and validate each.
@@ -43,11 +43,11 @@ enum DomainToASCII {
                 guard let decoded = Punycode.decode(label.utf8.dropFirst(4)), !decoded.isEmpty else { return .failure(.init("label '\(displayable(label))' is not valid Punycode")) }
                 let unicode = decoded.compactMap(Unicode.Scalar.init)
                 if let problem = problem(with: unicode, decoded: true) { return .failure(.init("label '\(displayable(label))' \(problem)")) }
-                labels.append(String(label))
+                labels.append(label)
             } else {
                 if let problem = problem(with: scalars, decoded: false) { return .failure(.init("a label \(problem)")) }
                 if scalars.allSatisfy(\.isASCII) {
-                    labels.append(String(label))
+                    labels.append(label)
                 } else {
                     guard let encoded = Punycode.encode(scalars.map(\.value)) else { return .failure(.init("a label is too long to encode")) }
                     labels.append("xn--" + encoded)
@@ -61,12 +61,12 @@ enum DomainToASCII {
     /// The UTS #46 validity criteria that can reject a label (section 4.1).
     private static func problem(with label: [Unicode.Scalar], decoded: Bool) -> String? {
         if decoded, nfc(label).unicodeScalars.elementsEqual(label) == false { return "is not in normalisation form C" }
-        // Nor is "decodes to a label that begins with xn--" refused, for the
-        // same reason as ASCII-only decodings above: browsers go there.
+        // A decoded label that itself begins with "xn--" is not refused either,
+        // for the same reason as ASCII-only decodings: browsers go there.
         if decoded, label.contains(".") { return "contains a '.' once decoded" }
         if let first = label.first {
             switch first.properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: return "begins with a combining mark (\(first.escapedName))"
+            case .nonspacingMark, .spacingMark, .enclosingMark: return "begins with a combining mark (\(first.codePointName))"
             default: break
             }
         }
@@ -74,7 +74,7 @@ enum DomainToASCII {
             for scalar in label where !scalar.isASCII {
                 switch IDNAMapping.lookup(scalar).0 {
                 case .valid, .deviation: continue
-                default: return "contains \(scalar.escapedName), which IDNA does not allow in a host"
+                default: return "contains \(scalar.codePointName), which IDNA does not allow in a host"
                 }
             }
         }
@@ -84,7 +84,6 @@ enum DomainToASCII {
     private static func hasACEPrefix(_ label: Substring.UTF8View.SubSequence) -> Bool {
         label.starts(with: "xn--".utf8)
     }
-    private static func hasACEPrefix(_ label: ArraySlice<UInt8>) -> Bool { label.starts(with: "xn--".utf8) }
 
     /// NFC through the Swift runtime's own normaliser (the one `String`
     /// comparison uses; public, though underscored, and what swift-foundation calls).

@@ -1,3 +1,5 @@
+import SafeText
+
 /// A URL's host as a browser reads it: the WHATWG URL Standard's host parser
 /// (percent-decoding, UTS #46 mapping with the standard's flags, Punycode,
 /// IPv4 in every notation browsers accept, IPv6 in canonical form).
@@ -54,7 +56,7 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
         case .failure(let failure): return .failure(failure)
         }
         if let forbidden = ascii.unicodeScalars.first(where: isForbiddenDomainCodePoint) {
-            return .failure(Failure("contains \(forbidden.escapedName), which no host may contain"))
+            return .failure(Failure("contains \(forbidden.codePointName), which no host may contain"))
         }
         if IPv4Address.endsInANumber(ascii) {
             return IPv4Address.parse(ascii).map { .ipv4($0.description) }
@@ -106,13 +108,5 @@ func isForbiddenDomainCodePoint(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0...0x20, 0x7F: true
     default: "#%/:<>?@[\\]^|".unicodeScalars.contains(scalar)
-    }
-}
-
-extension Unicode.Scalar {
-    /// `U+00AD` style, for messages: never the character itself, which may be invisible.
-    var escapedName: String {
-        let hex = String(value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 }

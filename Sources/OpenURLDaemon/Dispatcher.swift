@@ -165,7 +165,7 @@ public final class Dispatcher: Sendable {
                 [.string(url.text), context.dbusValue], timeout: timeout)
             answer = Self.answer(from: reply)
         } catch {
-            answer = Self.answer(from: error)
+            answer = Self.answer(from: error, whileCancelled: Task.isCancelled)
         }
         switch answer {
         case .failed(let reason):
@@ -180,14 +180,13 @@ public final class Dispatcher: Sendable {
 
     /// What a failed `HandleURL` call means. The daemon's own trouble (the
     /// bus refused the call for its quota, the connection is gone, memory,
-    /// shutdown) leaves the walk undecided; anything else is the handler's
-    /// failure and costs only its turn.
-    static func answer(from error: DBusError) -> HandlerAnswer {
+    /// the walk's task cancelled at shutdown) leaves the walk undecided;
+    /// anything else is the handler's failure and costs only its turn.
+    static func answer(from error: DBusError, whileCancelled cancelled: Bool = false) -> HandlerAnswer {
+        if cancelled { return .undecided("the daemon is shutting down") }
         switch error.name {
         case .limitsExceeded, .disconnected, .noMemory:
             return .undecided(error.description)
-        case .noReply where error.message.contains("cancelled"):
-            return .undecided("the daemon is shutting down")
         case .noReply:
             return .failed("no answer within the time limit (\(error.message))")
         default:

@@ -37,8 +37,7 @@ public struct HandlerSpec: Hashable, Sendable {
         }
         if name.utf8.count > 256 { throw RoutingError(.invalidSpec, "name is longer than 256 bytes") }
         if let bad = name.unicodeScalars.first(where: needsEscape) {
-            let hex = String(bad.value, radix: 16, uppercase: true)
-            throw RoutingError(.invalidSpec, "name '\(displayable(name))' contains U+\(String(repeating: "0", count: max(0, 4 - hex.count)) + hex), a control, bidirectional or invisible character")
+            throw RoutingError(.invalidSpec, "name '\(displayable(name))' contains \(bad.codePointName), a control, bidirectional or invisible character")
         }
         if schemes.count > 64 || hosts.count > 256 || paths.count > 256 {
             throw RoutingError(.invalidSpec, "a spec may list at most 64 schemes, 256 hosts and 256 paths")
@@ -85,15 +84,13 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
         var host = wildcard ? Substring(text.dropFirst(2)) : Substring(text)
         // A bare IPv6 address (`::1`) is accepted as if bracketed; it has no port.
         if !host.hasPrefix("["), host.utf8.filter({ $0 == UInt8(ascii: ":") }).count >= 2 { host = "[" + host + "]" }
+        let split = HostAndPort(host)
         var port: UInt16?
-        let literalEnd = host.hasPrefix("[") ? host.firstIndex(of: "]").map(host.index(after:)) : nil
-        if let colon = host[(literalEnd ?? host.startIndex)...].lastIndex(of: ":") {
-            let digits = host[host.index(after: colon)...]
-            guard !digits.isEmpty, digits.count <= 5, digits.utf8.allSatisfy(isASCIIDigit), let value = UInt32(digits), value <= 65535
-            else { throw refuse("has a port that is not a number from 0 to 65535") }
-            port = UInt16(value)
-            host = host[..<colon]
+        if let digits = split.port {
+            guard let value = HostAndPort.number(digits) else { throw refuse("has a port that is not a number from 0 to 65535") }
+            port = value
         }
+        host = split.host
         if host.isEmpty { throw refuse("is empty") }
         if host.utf8.count > 253 + 2 { throw refuse("is longer than a host name can be") }
         if host.contains("*") { throw refuse("may only use '*' as its whole first label ('*.example.com')") }

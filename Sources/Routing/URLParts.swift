@@ -50,25 +50,13 @@ struct URLParts {
     /// a browser reads it, and the port when one is given.
     static func host(in authority: Substring) -> (URLHost?, UInt16?) {
         let afterUserinfo = authority[(authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex)...]
-        var name = afterUserinfo
+        let split = HostAndPort(afterUserinfo)
+        let name = split.host
         var port: UInt16?
-        // The port follows the last ':' outside an IPv6 literal's brackets.
-        let hostEnd = afterUserinfo.hasPrefix("[") ? afterUserinfo.firstIndex(of: "]").map(afterUserinfo.index(after:)) : nil
-        if let colon = afterUserinfo[(hostEnd ?? afterUserinfo.startIndex)...].lastIndex(of: ":") {
-            let digits = afterUserinfo[afterUserinfo.index(after: colon)...]
-            guard digits.utf8.allSatisfy(isASCIIDigit) else { return (.invalid, nil) }
-            if !digits.isEmpty {
-                // Leading zeros are fine (`:0080`); a value over 65535 is not a port.
-                var value: UInt32 = 0
-                for digit in digits.utf8 {
-                    value = value * 10 + UInt32(digit - UInt8(ascii: "0"))
-                    guard value <= 65535 else { return (.invalid, nil) }
-                }
-                port = UInt16(value)
-            }
-            name = afterUserinfo[..<colon]
-        } else if let hostEnd, hostEnd < afterUserinfo.endIndex {
-            return (.invalid, nil)
+        // An empty port (`host:`) is allowed by RFC 3986 and means the default.
+        if let digits = split.port, !digits.isEmpty {
+            guard let value = HostAndPort.number(digits) else { return (.invalid, nil) }
+            port = value
         }
         if name.isEmpty { return (nil, port) }
         switch HostName.parse(name) {

@@ -21,6 +21,15 @@ public func displayable(_ text: some StringProtocol) -> String {
     return output
 }
 
+extension Unicode.Scalar {
+    /// The scalar's code point as `U+00AD`: how messages name a character
+    /// that may be invisible or unsafe to show.
+    public var codePointName: String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}
+
 /// Whether `scalar` would be shown escaped by `displayable`.
 public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {

@@ -21,11 +21,7 @@ struct FailClosedTests {
                 return answer("discarded")
             }
             let walks = (0..<5).map { index in Task { try? await d.open(caller, "https://blocked.example/\(index)") } }
-            var seen = 0
-            for await _ in asked {
-                seen += 1
-                if seen == 1 { break }
-            }
+            for await _ in asked { break }
             d.daemon.close()
             await d.dispatcher.drain()
             for walk in walks { _ = await walk.value }
@@ -36,11 +32,22 @@ struct FailClosedTests {
     @Test(arguments: [
         DBusError(.limitsExceeded, "The maximum number of pending replies per connection has been reached"),
         DBusError.disconnected("the connection was closed"),
-        DBusError.noReply("the call was cancelled"),
     ])
     func theDaemonsOwnTroubleLeavesTheWalkUndecided(_ error: DBusError) {
         guard case .undecided = Dispatcher.answer(from: error) else {
             Issue.record("\(error) was taken as the handler's failure")
+            return
+        }
+    }
+
+    @Test func aCallCancelledAtShutdownLeavesTheWalkUndecided() {
+        guard case .undecided = Dispatcher.answer(from: .noReply("the call was cancelled"), whileCancelled: true) else {
+            Issue.record("a cancelled call was taken as the handler's failure")
+            return
+        }
+        // The same words from a handler, without cancellation, are its own failure.
+        guard case .failed = Dispatcher.answer(from: .noReply("the call was cancelled")) else {
+            Issue.record("a handler's error text decided the walk")
             return
         }
     }
