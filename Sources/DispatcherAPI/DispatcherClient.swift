@@ -74,6 +74,8 @@ public struct DispatcherClient: Sendable {
         public let result: String
         /// The URL it passes on, when it rewrites.
         public let resultURL: String?
+        /// The host it was matched against, as a browser reads it.
+        public let host: String?
 
         init(_ entry: [String: Variant]) {
             let isRule = entry["kind"]?.get(String.self) == "rule"
@@ -82,6 +84,7 @@ public struct DispatcherClient: Sendable {
             url = entry["url"]?.get(String.self) ?? ""
             result = entry["result"]?.get(String.self) ?? ""
             resultURL = entry["result-url"]?.get(String.self)
+            host = entry["host"]?.get(String.self)
         }
     }
 

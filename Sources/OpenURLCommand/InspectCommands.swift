@@ -28,11 +28,13 @@ struct InspectCommands {
         do {
             let (steps, application) = try await client.explain(url.text)
             if json {
-                Console.out(JSON.object([("url", JSON.string(url.text)), ("handlers", JSON.array(steps.map(Self.json))),
-                                         ("application", application.isEmpty ? "null" : JSON.string(application))]) + "\n")
+                var fields = [("url", JSON.string(url.text))]
+                if let host = url.host { fields.append(("host", JSON.string(host.description))) }
+                fields += [("handlers", JSON.array(steps.map(Self.json))), ("application", application.isEmpty ? "null" : JSON.string(application))]
+                Console.out(JSON.object(fields) + "\n")
                 return .accepted
             }
-            Console.out(Self.describe(url.text, steps: steps, application: application))
+            Console.out(Self.describe(url, steps: steps, application: application))
             return .accepted
         } catch {
             Console.error(error.message)
@@ -41,8 +43,14 @@ struct InspectCommands {
     }
 
     /// `explain`'s text: each step, what it would do, and where the URL ends up.
-    static func describe(_ url: String, steps: [DispatcherClient.ExplainStep], application: String) -> String {
+    static func describe(_ validated: ValidatedURL, steps: [DispatcherClient.ExplainStep], application: String) -> String {
+        let url = validated.text
         var lines = [steps.isEmpty ? "\(url): no handler or rule matches" : "\(url) would be offered, in this order, to:"]
+        // A host spelled otherwise than a browser reads it (`ｅxample.com.`,
+        // `0x7f.1`) is matched in its normalised form: say which.
+        if let host = validated.host, let written = validated.writtenHost, written.lowercased() != host.description {
+            lines.insert("(host read as \(host), as a browser reads it)", at: 1)
+        }
         for (index, step) in steps.enumerated() {
             var line = "  \(index + 1). "
             if let rule = step.rule {
@@ -63,7 +71,7 @@ struct InspectCommands {
             let target = finalURL == url ? "it" : finalURL
             lines.append(application.isEmpty
                 ? (steps.isEmpty ? "and" : "then, if all pass,") + " no application would open \(target)"
-                : (steps.isEmpty ? "\(target) would be opened with " : "then, if all pass, \(target) with ") + application)
+                : (steps.isEmpty ? "" : "then, if all pass, ") + "\(target) would be opened with \(application)")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -74,6 +82,7 @@ struct InspectCommands {
         if let rule = step.rule { fields += self.fields(rule) } else if let handler = step.handler { fields += self.fields(handler) }
         fields += [("url", JSON.string(step.url)), ("result", JSON.string(step.result))]
         if let resultURL = step.resultURL { fields.append(("result-url", JSON.string(resultURL))) }
+        if let host = step.host { fields.append(("host", JSON.string(host))) }
         return JSON.object(fields)
     }
 

@@ -23,12 +23,14 @@ extension Dispatcher {
                     entry["kind"] = Variant("handler")
                     answer = .systemAction
                 case .rule(let rule):
-                    entry = ["kind": Variant("rule"), "name": Variant(rule.name), "file": Variant(rule.source.path),
-                             "line": Variant(UInt32(clamping: rule.source.line)), "priority": Variant(rule.spec.priority)]
-                    let effect = rule.evaluate(current)
-                    (answer, entry["effect"]) = Self.dryRun(effect)
+                    // The whole rule, as ListRules describes it; `effect` says
+                    // what it would do to this URL.
+                    entry = rule.descriptionEntries
+                    entry["kind"] = Variant("rule")
+                    (answer, entry["effect"]) = Self.dryRun(rule.evaluate(current))
                 }
                 entry["url"] = Variant(current.text)
+                if let host = current.host { entry["host"] = Variant(host.description) }
                 if case .rewrite(let text) = answer { entry["result-url"] = Variant(text) }
                 entry["result"] = Variant(answer.resultString)
                 steps.append(entry)

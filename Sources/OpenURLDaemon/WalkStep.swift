@@ -10,8 +10,10 @@ enum WalkStep: Sendable {
 }
 
 extension Rule {
-    /// The `a{sv}` entry `ListRules` returns.
-    var dbusDescription: Value {
+    /// The `a{sv}` entry `ListRules` returns (`Explain` adds to it).
+    var dbusDescription: Value { descriptionEntries.dbusValue }
+
+    var descriptionEntries: [String: Variant] {
         var entries: [String: Variant] = [
             "name": Variant(name), "file": Variant(source.path), "line": Variant(UInt32(clamping: source.line)),
             "enabled": Variant(isEnabled), "priority": Variant(spec.priority),
@@ -20,6 +22,6 @@ extension Rule {
             "effect": Variant(effectDescription),
         ]
         if let pattern { entries["match"] = Variant(pattern.pattern) }
-        return entries.dbusValue
+        return entries
     }
 }

@@ -9,6 +9,8 @@ import HostNames
 /// application will do, not what a stricter parser would say.
 struct URLParts {
     var host: URLHost?
+    /// The host as written in the URL, before normalisation.
+    var writtenHost: Substring?
     var port: UInt16?
     var path: Substring
 
@@ -33,6 +35,7 @@ struct URLParts {
         let hasAuthority = special ? index < hierarchical.endIndex : slashes >= 2
         guard hasAuthority else {
             host = nil
+            writtenHost = nil
             port = nil
             path = hierarchical
             return
@@ -43,13 +46,14 @@ struct URLParts {
         let authorityEnd = hierarchical[index...].firstIndex(where: isSlash) ?? hierarchical.endIndex
         let authority = hierarchical[index..<authorityEnd]
         path = hierarchical[authorityEnd...]
-        (host, port) = Self.host(in: authority)
+        let afterUserinfo = authority[(authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex)...]
+        writtenHost = HostAndPort(afterUserinfo).host
+        (host, port) = Self.host(in: afterUserinfo)
     }
 
-    /// The host of an authority (after the last `@`, before a `:port`), as
+    /// The host of an authority without its userinfo (before a `:port`), as
     /// a browser reads it, and the port when one is given.
-    static func host(in authority: Substring) -> (URLHost?, UInt16?) {
-        let afterUserinfo = authority[(authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex)...]
+    static func host(in afterUserinfo: Substring) -> (URLHost?, UInt16?) {
         let split = HostAndPort(afterUserinfo)
         let name = split.host
         var port: UInt16?

@@ -15,6 +15,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
     /// The host, when the URL has an authority, as a browser reads it (see
     /// `HostName`): what host patterns are matched against.
     public let host: URLHost?
+    /// The host as written, before normalisation (`ｅxample.COM.`).
+    public let writtenHost: Substring?
     /// The port: as written, or the scheme's default (443 for `https`).
     public let port: UInt16?
     /// The path, as written (not percent-decoded); `/` when a URL with a host
@@ -33,6 +35,7 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         self.scheme = scheme
         let parts = URLParts(scheme: scheme, rest: Substring(rest))
         host = parts.host
+        writtenHost = parts.writtenHost
         port = parts.port ?? URLParts.defaultPorts[scheme]
         path = parts.path.isEmpty && parts.host != nil ? "/" : parts.path
     }
@@ -41,12 +44,7 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
 
     /// The scheme, host and nothing else: what may be logged without `--verbose`.
     public var redacted: String {
-        switch host {
-        case .name(let name)?: "\(scheme)://\(name)/…"
-        case .ipv6(let address)?: "\(scheme)://[\(address)]/…"
-        case .invalid?: "\(scheme)://(invalid host)/…"
-        case nil: "\(scheme):…"
-        }
+        host.map { "\(scheme)://\($0)/…" } ?? "\(scheme):…"
     }
 
     /// The lowercase scheme, or an error saying why there is none.
@@ -96,7 +94,7 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The host part of a URL's authority.
-public enum URLHost: Hashable, Sendable {
+public enum URLHost: Hashable, Sendable, CustomStringConvertible {
     /// A domain (ASCII, lowercase, `xn--` labels, no trailing dot) or an
     /// IPv4 address in dotted decimal, as `HostName.matchingKey` gives them.
     case name(String)
@@ -105,6 +103,15 @@ public enum URLHost: Hashable, Sendable {
     /// A host no browser would go to (e.g. `%2F` decoding to `/`); it
     /// matches no host pattern.
     case invalid
+
+    /// The host as matched: `example.com`, `[::1]`, or `(invalid host)`.
+    public var description: String {
+        switch self {
+        case .name(let name): name
+        case .ipv6(let address): "[\(address)]"
+        case .invalid: "(invalid host)"
+        }
+    }
 }
 
 func isASCIILetter(_ byte: UInt8) -> Bool { isASCIIUpper(byte) || (byte >= 0x61 && byte <= 0x7A) }

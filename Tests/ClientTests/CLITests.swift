@@ -79,7 +79,7 @@ struct CLITests {
             let explain = try await s.openurl("explain", "https://example.com/")
             #expect(explain.stdout == "https://example.com/: no handler or rule matches\nit would be opened with browser.desktop\n")
             let json = try await s.openurl("explain", "--json", "https://example.com/")
-            #expect(json.stdout == "{\"url\":\"https://example.com/\",\"handlers\":[],\"application\":\"browser.desktop\"}\n")
+            #expect(json.stdout == "{\"url\":\"https://example.com/\",\"host\":\"example.com\",\"handlers\":[],\"application\":\"browser.desktop\"}\n")
             #expect(try await s.openurl("handlers").stdout == "no handlers are registered\n")
             #expect(try await s.openurl("handlers", "--json").stdout == "[]\n")
             let status = try await s.openurl("status")
@@ -152,7 +152,7 @@ struct CLITests {
             #expect(explain.stdout == """
                 https://twitter.com/jack would be offered, in this order, to:
                   1. rule "nitter" (\(file):5, priority 3): pass on https://nitter.net/jack
-                then, if all pass, https://nitter.net/jack with browser.desktop
+                then, if all pass, https://nitter.net/jack would be opened with browser.desktop
 
                 """)
             let blocked = try await s.openurl("explain", "https://ads.example/x")
@@ -160,6 +160,14 @@ struct CLITests {
             let json = try await s.openurl("explain", "--json", "https://ads.example/x")
             #expect(json.stdout.contains("\"kind\":\"rule\",\"name\":\"block\""))
             #expect(json.stdout.contains("\"url\":\"https://ads.example/x\",\"result\":\"discarded\""))
+            // The whole rule, not defaults filled in by the client.
+            #expect(json.stdout.contains("\"hosts\":[\"ads.example\"]"), "\(json.stdout)")
+            let nitter = try await s.openurl("explain", "--json", "https://twitter.com/jack")
+            #expect(nitter.stdout.contains("\"hosts\":[\"twitter.com\"]") && nitter.stdout.contains("\"match\":\"^https://twitter\\\\.com/(.*)$\""), "\(nitter.stdout)")
+            #expect(nitter.stdout.contains("\"host\":\"twitter.com\"") && !nitter.stdout.contains("\"match\":null"))
+            // A host spelled otherwise is explained in the form that matched.
+            let spelled = try await s.openurl("explain", "https://ADS.example./x")
+            #expect(spelled.stdout.contains("(host read as ads.example, as a browser reads it)\n  1. rule \"block\""), "\(spelled.stdout)")
 
             let opened = try await s.openurl("-v", "https://twitter.com/jack")
             #expect(opened.status == 0)
