@@ -31,7 +31,11 @@ extension Dispatcher {
                 }
                 entry["url"] = Variant(current.text)
                 if let host = current.host { entry["host"] = Variant(host.description) }
-                if case .rewrite(let text) = answer { entry["result-url"] = Variant(text) }
+                switch answer {
+                case .rewrite(let text): entry["result-url"] = Variant(text)
+                case .useDefault(let text) where text != current.text: entry["result-url"] = Variant(text)
+                default: break
+                }
                 entry["result"] = Variant(answer.resultString)
                 steps.append(entry)
                 return answer
@@ -45,6 +49,7 @@ extension Dispatcher {
         switch effect {
         case .passOn(let url): (.rewrite(url.text), Variant("pass on \(url.text)"))
         case .answer(let answer, _): (answer, Variant(answer.resultString))
+        case .useDefault(let url): (.useDefault(url.text), Variant("open \(url.text) with the system default, asking no one further out"))
         case .open(let url, let id): (.handled, Variant("would open \(url.text) with \(id)"))
         case .exec(let url, let commandLine): (.handled, Variant("would run \(commandLine) with \(url.text)"))
         case .failed(let reason): (.failed(reason), Variant("fails: \(reason)"))

@@ -8,6 +8,10 @@ public enum HandlerAnswer: Sendable, Equatable {
     case systemAction
     /// Pass this URL outward instead. (`.systemAction(url)`)
     case rewrite(String)
+    /// Ask nobody further out: open this URL (the current one, or a rewrite
+    /// of it) with the system default now. Rules only (`Result=default`):
+    /// the exception to an outer rule, such as "not for localhost".
+    case useDefault(String)
     /// The handler did not answer usefully (timeout, error, malformed reply):
     /// treated as `systemAction`, and reported.
     case failed(String)
@@ -95,6 +99,13 @@ public func walk<Payload>(
             return WalkResult(outcome: .undecided(by: handler.id, reason: reason), finalURL: url, trace: trace)
         case .systemAction, .failed:
             record()
+        case .useDefault(let text):
+            guard let target = try? ValidatedURL(text) else {
+                record("ignored: not a valid URL")
+                continue
+            }
+            record()
+            return WalkResult(outcome: .passedOn, finalURL: target, trace: trace)
         case .rewrite(let text):
             do {
                 let rewritten = try ValidatedURL(text)

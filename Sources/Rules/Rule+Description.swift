@@ -11,6 +11,7 @@ extension Rule {
         case .open(let id)?: parts.append("open with \(id)")
         case .exec(let commandLine)?: parts.append("run \(commandLine)")
         case .result(let answer)?: parts.append("answer \(answer.resultString)")
+        case .useDefault?: parts.append("open with the system default")
         case nil: break
         }
         return parts.joined(separator: ", then ")
@@ -24,7 +25,7 @@ extension HandlerAnswer {
         case .handled: HandlerResult.handled.rawValue
         // Undecided stops the walk without opening, as a discard does.
         case .discarded, .undecided: HandlerResult.discarded.rawValue
-        case .systemAction, .rewrite, .failed: HandlerResult.systemAction.rawValue
+        case .systemAction, .rewrite, .useDefault, .failed: HandlerResult.systemAction.rawValue
         }
     }
 }

@@ -20,6 +20,8 @@ extension Rule {
             return Performance(answer: result == url ? .systemAction : .rewrite(result.text), application: nil)
         case .answer(let answer, _):
             return Performance(answer: answer, application: nil)
+        case .useDefault(let result):
+            return Performance(answer: .useDefault(result.text), application: nil)
         case .failed(let reason):
             return Performance(answer: .failed(reason), application: nil)
         case .open(let result, let id):

@@ -11,6 +11,9 @@ public struct Rule: Sendable {
         case exec(commandLine: String)
         /// `Result=`: answer like a handler would.
         case result(HandlerAnswer)
+        /// `Result=default`: open with the system default now, asking no
+        /// handler or rule further out.
+        case useDefault
     }
 
     /// The `NAME` of `[Rule NAME]`.
@@ -65,6 +68,8 @@ public struct Rule: Sendable {
             return .open(result, applicationID: id)
         case .exec(let commandLine)?:
             return .exec(result, commandLine: commandLine)
+        case .useDefault?:
+            return .useDefault(result)
         }
     }
 }
@@ -79,6 +84,8 @@ public enum RuleEffect: Sendable, Equatable {
     case open(ValidatedURL, applicationID: String)
     /// Run this command line with this URL; `handled` once it started.
     case exec(ValidatedURL, commandLine: String)
+    /// Stop asking: the system default opens this URL.
+    case useDefault(ValidatedURL)
     /// The rule could not do its work; it passes, like a failing handler.
     case failed(String)
 }

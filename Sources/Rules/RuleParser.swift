@@ -141,12 +141,13 @@ public enum RuleParser {
             return .exec(commandLine: commandLine)
         }
         if let text = group.value("Result") {
+            if text == "default" { return .useDefault }
             switch HandlerResult(rawValue: text) {
             case .handled?: return .result(.handled)
             case .discarded?: return .result(.discarded)
             case .systemAction?: return .result(.systemAction)
             case nil:
-                throw RuleDiagnostic(at("Result"), "Result= must be handled, discarded or systemAction, not '\(text.prefix(32))'")
+                throw RuleDiagnostic(at("Result"), "Result= must be handled, discarded, systemAction or default, not '\(text.prefix(32))'")
             }
         }
         return nil

@@ -47,6 +47,43 @@ struct RuleEffectTests {
         #expect { try URLTemplate("$1", pattern: nil) } throws: { "\($0)".contains("needs a Match= pattern") }
     }
 
+    @Test func templatesEncodeAndDecodeGroups() throws {
+        let pattern = try LinearRegex("^x:(?<v>.*)$")
+        func expand(_ template: String, _ url: String) throws -> String {
+            try URLTemplate(template, pattern: pattern).expand(match: pattern.firstMatch(in: url), url: url)
+        }
+        #expect(try expand("${v:encode}", "x:a+b@c d/é") == "a%2Bb%40c%20d%2F%C3%A9")
+        #expect(try expand("${1:encode}", "x:A-z_0.9~") == "A-z_0.9~")
+        #expect(try expand("${v:decode}", "x:https%3A%2F%2Fe.com%2F%3Fq%3D1") == "https://e.com/?q=1")
+        #expect(try expand("${v:decode}", "x:100%zz") == "100%zz", "malformed escapes stay as written")
+        #expect(try expand("${v:decode:encode}", "x:a%2Bb+c") == "a%2Bb%2Bc", "encoded exactly once")
+        for mistake in ["${v:upper}", "${v:}", "${1:encode:rot13}"] {
+            #expect { try URLTemplate(mistake, pattern: pattern) } throws: { "\($0)".contains("after ':' comes encode or decode") }
+        }
+    }
+
+    @Test func resultDefaultStopsTheWalkAtTheSystemDefault() async throws {
+        let rules = try Self.rules("""
+            [Rule upgrade]
+            Schemes=http
+            Rewrite=https://elsewhere.example/
+            [Rule exception]
+            Hosts=localhost
+            Priority=5
+            Rewrite=http://localhost:8000/
+            Result=default
+            """)
+        let set = RuleSet(rules)
+        let result = await walk(
+            try ValidatedURL("http://localhost/"), caller: "",
+            candidates: { url, position in set.candidates(for: url, callerAppID: nil, outside: position) },
+            ask: { rule, url in await rule.payload.perform(on: url, launcher: CookbookTests.Launches(), activationToken: nil).answer })
+        #expect(result.outcome == .passedOn)
+        #expect(result.finalURL.text == "http://localhost:8000/")
+        #expect(result.trace.map(\.handlerName) == ["exception"], "nobody further out is asked")
+        #expect(rules[1].effectDescription == "rewrite to http://localhost:8000/, then open with the system default")
+    }
+
     @Test func conditionsMustAllHold() throws {
         let rule = try Self.rules("""
             [Rule r]
