@@ -105,7 +105,7 @@ struct RuleParsingTests {
             (15, "does nothing"),
             (18, "Exec=: it has no %u"),
             (20, "Priority= must be a whole number"),
-            (23, "Result= must be handled, discarded or systemAction, not 'maybe'"),
+            (23, "Result= must be handled, discarded, systemAction or default, not 'maybe'"),
             (25, "backreferences are not supported"),
             (29, "expected Key=Value"),
             (32, "Result= is given twice (first on line 31)"),
