@@ -6,7 +6,19 @@ import Synchronization
 public final class DesktopDatabase: Sendable {
     public let base: BaseDirectories
     public let currentDesktop: String?
-    private let cache = Mutex<(signature: [Int], catalog: ApplicationCatalog)?>(nil)
+    private let cache = Mutex<Cached?>(nil)
+
+    /// The last full read: which directories were listed (and how they
+    /// looked), the desktop files found in them, and the catalog.
+    private struct Cached {
+        let directories: [String]
+        let directorySignature: [Int]
+        let files: [DesktopFile]
+        let signature: [Int]
+        let catalog: ApplicationCatalog
+    }
+
+    typealias DesktopFile = (id: String, path: String, directoryIndex: Int)
 
     /// Where GLib departs from the specifications (seen with GLib 2.74). We
     /// follow the specifications; the differential test against GLib uses
@@ -50,13 +62,28 @@ public final class DesktopDatabase: Sendable {
     /// descriptor left), the last catalog read in full is used, and a partial
     /// read is never cached: it would describe the shortage, not the tree.
     /// - Throws: `ResourceExhausted` when there is no earlier catalog to use.
+    ///
+    /// Directories are listed again only when one of them changed (adding,
+    /// removing or renaming a file changes its directory); otherwise only the
+    /// known files and the `mimeapps.list` files are looked at, to notice edits.
     public func catalog() throws(ResourceExhausted) -> ApplicationCatalog {
         do {
-            let (files, directories) = try scan()
-            let signature = (directories + files.map(\.path) + mimeAppsPaths().map(\.path)).flatMap(FileSystem.signature)
-            if let cached = cache.withLock({ $0 }), cached.signature == signature { return cached.catalog }
+            let cached = cache.withLock { $0 }
+            let files: [DesktopFile]
+            let directories: [String]
+            let directorySignature: [Int]
+            if let cached, cached.directories.flatMap(FileSystem.signature) == cached.directorySignature {
+                (files, directories, directorySignature) = (cached.files, cached.directories, cached.directorySignature)
+            } else {
+                (files, directories) = try scan()
+                directorySignature = directories.flatMap(FileSystem.signature)
+            }
+            let signature = (files.map(\.path) + mimeAppsPaths().map(\.path)).flatMap(FileSystem.signature)
+            if let cached, cached.directorySignature == directorySignature, cached.signature == signature { return cached.catalog }
             let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files))
-            cache.withLock { $0 = (signature, catalog) }
+            cache.withLock {
+                $0 = Cached(directories: directories, directorySignature: directorySignature, files: files, signature: signature, catalog: catalog)
+            }
             return catalog
         } catch {
             if let cached = cache.withLock({ $0 }) { return cached.catalog }
@@ -89,14 +116,22 @@ public final class DesktopDatabase: Sendable {
     }
 
     /// Desktop files below each applications directory, with their IDs.
-    private func scan() throws(ResourceExhausted) -> (files: [(id: String, path: String, directoryIndex: Int)], directories: [String]) {
-        var files: [(String, String, Int)] = []
+    /// Each directory is listed once, however many paths (symlinks) lead to
+    /// it: `loop -> .` links would otherwise multiply the walk by their number
+    /// at every level.
+    func scan() throws(ResourceExhausted) -> (files: [DesktopFile], directories: [String]) {
+        var files: [DesktopFile] = []
         var directories: [String] = []
+        var visited = Set<FileSystem.Identity>()
         for (index, root) in base.applicationDirectories.enumerated() {
             var pending: [(String, Int)] = [("", 0)]
             while let (relative, depth) = pending.popLast() {
                 let directory = relative.isEmpty ? root : root + "/" + relative
                 directories.append(directory)
+                // A directory met again (through a symlink, or listed twice in
+                // XDG_DATA_DIRS) is not listed again; a missing one is still
+                // recorded, so that creating it is noticed.
+                if let identity = FileSystem.identity(directory), !visited.insert(identity).inserted { continue }
                 for (name, isDirectory) in try FileSystem.list(directory) {
                     let child = relative.isEmpty ? name : relative + "/" + name
                     if isDirectory {
@@ -110,7 +145,7 @@ public final class DesktopDatabase: Sendable {
         return (files, directories)
     }
 
-    private func loadEntries(_ files: [(id: String, path: String, directoryIndex: Int)]) throws(ResourceExhausted)
+    private func loadEntries(_ files: [DesktopFile]) throws(ResourceExhausted)
         -> [String: ApplicationCatalog.Installed]
     {
         var seen = Set<String>()

@@ -62,11 +62,32 @@ public enum FileSystem {
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             guard name != ".", name != ".." else { continue }
-            var info = stat()
-            let isDirectory = stat(directory + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            // The entry's type when the file system gives it; a symlink or an
+            // unknown type costs a stat, which follows the link.
+            let type = Int32(entry.pointee.d_type)
+            let isDirectory: Bool
+            if type == Int32(DT_DIR) || type == Int32(DT_REG) {
+                isDirectory = type == Int32(DT_DIR)
+            } else {
+                var info = stat()
+                isDirectory = stat(directory + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            }
             result.append((name, isDirectory))
         }
         return result
+    }
+
+    /// What makes a directory the same directory whatever path reaches it.
+    public struct Identity: Hashable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// The device and inode of `path`, symlinks followed; `nil` when it does not exist.
+    public static func identity(_ path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// The modification time and size of a path, for cache validation.

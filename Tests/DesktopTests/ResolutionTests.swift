@@ -146,3 +146,47 @@ import TestSupport
         #expect(ResolutionTests.resolve(tree, desktop: "GNOME") == nil)
     }
 }
+
+/// Symlink loops in applications directories, and what a lookup re-reads
+/// (issue 15, item 8).
+@Suite struct ScanTests {
+    @Test func symlinkLoopsAreListedOnce() throws {
+        let tree = try XDGTree()
+        try tree.app("firefox.desktop", schemes: ["https"])
+        for index in 1...4 {
+            try FileManager.default.createSymbolicLink(atPath: tree.root + "/data/applications/loop-\(index)", withDestinationPath: ".")
+        }
+        let database = DesktopDatabase(environment: tree.environment)
+        let (files, _) = try database.scan()
+        // Without loop detection: 4 + 4² + … + 4⁸ directory listings, and the
+        // file once per path that reaches it.
+        #expect(files.map(\.id) == ["firefox.desktop"], "\(files.map(\.id).prefix(5))")
+        #expect(ResolutionTests.resolve(tree) == "firefox.desktop")
+    }
+
+    @Test func anUnchangedTreeIsNotListedAgainButEditsAreSeen() throws {
+        let tree = try XDGTree()
+        try tree.app("firefox.desktop", schemes: ["https"])
+        let database = DesktopDatabase(environment: tree.environment)
+        let system = DesktopDatabase.system(path: tree.environment["PATH"])
+        #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system)?.id == "firefox.desktop")
+        // A file the listing would find, slipped in without touching the
+        // directory's signature: only a new listing could see it.
+        let directory = tree.root + "/data/applications"
+        var before = stat()
+        stat(directory, &before)
+        try tree.app("aaa.desktop", schemes: ["https"])
+        var times = [before.st_atim, before.st_mtim]
+        utimensat(AT_FDCWD, directory, &times, 0)
+        #expect(try database.catalog().entries["aaa.desktop"] == nil, "an unchanged directory was listed again")
+        // An edit in place of a known file is seen without a listing.
+        try "[Desktop Entry]\nType=Application\nName=firefox\nExec=recorder firefox %u\nMimeType=x-scheme-handler/mailto;\n"
+            .write(toFile: directory + "/firefox.desktop", atomically: false, encoding: .utf8)
+        utimensat(AT_FDCWD, directory, &times, 0)
+        #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system) == nil)
+        // And a change to the directory brings a new listing.
+        try tree.app("bbb.desktop", schemes: ["https"])
+        try FileManager.default.removeItem(atPath: directory + "/aaa.desktop")
+        #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system)?.id == "bbb.desktop")
+    }
+}
