@@ -88,9 +88,10 @@ public final class Launcher: Sendable {
     /// Never auto-started: without a user manager the bus answers at once.
     private func managerEnvironment(on connection: Connection) async -> [String: String]? {
         guard
+            let timeout = LaunchDeadline.timeout(atMost: .seconds(1)),
             let reply = try? await connection.call(
                 "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.DBus.Properties", "Get",
-                [.string("org.freedesktop.systemd1.Manager"), .string("Environment")], timeout: .seconds(1),
+                [.string("org.freedesktop.systemd1.Manager"), .string("Environment")], timeout: timeout,
                 autoStart: false),
             let entries = (try? reply.decode(Variant.self))?.get([String].self)
         else { return nil }
@@ -109,10 +110,13 @@ public final class Launcher: Sendable {
             platformData["desktop-startup-id"] = Variant(token)
         }
         let path = "/" + name.rawValue.replacingDots()
+        guard let timeout = LaunchDeadline.timeout(atMost: .seconds(10)) else {
+            throw Failure(reason: "\(name).desktop was not activated: the walk deadline had passed")
+        }
         do {
             _ = try await connection.call(
                 name, try ObjectPath(path), "org.freedesktop.Application", "Open",
-                [.array(.string, [.string(url)]), platformData.dbusValue], timeout: .seconds(10))
+                [.array(.string, [.string(url)]), platformData.dbusValue], timeout: timeout)
         } catch {
             throw Failure(reason: "\(name).desktop could not be activated: \(error.message)")
         }
@@ -129,10 +133,14 @@ public final class Launcher: Sendable {
             .structure([.string("CollectMode"), .variant(.string("inactive-or-failed"))]),
         ])
         let auxiliary: Value = .array(.structure([.string, .array(.structure([.string, .variant]))]), [])
+        guard let timeout = LaunchDeadline.timeout(atMost: .seconds(2)) else {
+            warn("\(entry.id) (pid \(pid)) stays in openurld's cgroup: the walk deadline passed before its scope could be made")
+            return
+        }
         do {
             _ = try await connection.call(
                 "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
-                "StartTransientUnit", [.string(unit), .string("fail"), properties, auxiliary], timeout: .seconds(2),
+                "StartTransientUnit", [.string(unit), .string("fail"), properties, auxiliary], timeout: timeout,
                 autoStart: false)
         } catch where error.name == .serviceUnknown || error.name == .nameHasNoOwner {
             // No user manager: the spawn in its own session is all we can do.

@@ -6,6 +6,11 @@ public enum DispatcherAPI {
     /// The package version, reported by `--version` and the `Version` property.
     public static let version = "0.1.0"
 
+    /// How long one URL's whole walk may take, launches included, by default:
+    /// safely under libdbus's 25 s default call timeout, so that callers get
+    /// the answer rather than `NoReply`.
+    public static let walkDeadline: Duration = .seconds(20)
+
     /// The well-known name the daemon owns on the session bus.
     public static let busName: BusName = "org.openurld.Dispatcher1"
     /// The object that serves the interfaces.

@@ -60,10 +60,21 @@ struct OpenCommand {
         if verbose { Console.error("openurld is not reachable (\(unreachableBecause)); opening \(url.text) directly") }
         if direct == nil { direct = Direct(environment: environment, connection: connection) }
         let (fallback, rules) = (direct!.fallback, direct!.rules)
+        // The daemon's walk deadline, here too: rules, their launches and the fallback.
+        let deadline = ContinuousClock.now + DispatcherAPI.walkDeadline
+        return await LaunchDeadline.$current.withValue(deadline) {
+            await openDirectly(url, token: token, fallback: fallback, rules: rules, deadline: deadline)
+        }
+    }
+
+    private func openDirectly(
+        _ url: ValidatedURL, token: String?, fallback: DesktopSystemDefault, rules: RuleSet, deadline: ContinuousClock.Instant
+    ) async -> ExitStatus {
         let walked = await walk(
             url, caller: "",
             candidates: { url, position in rules.candidates(for: url, callerAppID: nil, outside: position) },
-            ask: { rule, current in await rule.payload.perform(on: current, launcher: fallback, activationToken: token).answer })
+            ask: { rule, current in await rule.payload.perform(on: current, launcher: fallback, activationToken: token).answer },
+            mayContinue: { ContinuousClock.now < deadline })
         switch walked.outcome {
         case .handled:
             report(url, .handled, handler: nil, application: nil, message: "rule '\(walked.trace.last?.handlerName ?? "")'", via: "the rules")

@@ -1,3 +1,5 @@
+import DispatcherAPI
+
 /// The daemon's command-line options.
 public struct DaemonOptions: Sendable, Equatable {
     /// The bus to serve on; `nil` means the session bus.
@@ -5,7 +7,7 @@ public struct DaemonOptions: Sendable, Equatable {
     /// How long one handler may take to answer.
     public var handlerTimeout: Duration = .seconds(5)
     /// How long a whole walk may take (kept under the 25 s libdbus client default).
-    public var walkDeadline: Duration = .seconds(20)
+    public var walkDeadline: Duration = DispatcherAPI.walkDeadline
     /// Take the name over from a running instance that allows replacement.
     public var replace = false
     /// Log full URLs and debug detail.
@@ -71,7 +73,8 @@ public struct DaemonOptions: Sendable, Equatable {
           --address ADDRESS        serve on the bus at ADDRESS instead of the
                                    session bus (e.g. unix:path=/tmp/bus)
           --handler-timeout SECS   time one handler has to answer (default 5)
-          --walk-deadline SECS     time a whole walk may take (default 20)
+          --walk-deadline SECS     time a whole walk may take, launching the
+                                   application included (default 20)
           --max-handlers-per-client N
                                    handlers one connection may register (default 64)
           --max-handlers N         handlers all connections together may

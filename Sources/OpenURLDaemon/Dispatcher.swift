@@ -12,7 +12,7 @@ public final class Dispatcher: Sendable {
     /// Timeouts and limits.
     public struct Configuration: Sendable {
         public var handlerTimeout: Duration = .seconds(5)
-        public var walkDeadline: Duration = .seconds(20)
+        public var walkDeadline: Duration = DispatcherAPI.walkDeadline
         public var limits = HandlerRegistry<HandlerEndpoint>.Limits()
         /// How many URLs one connection may have in flight at once. Each walk
         /// waits on at most one handler call, so this bounds one caller's
@@ -74,10 +74,18 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    /// Walks the handlers and rules for `url` opened by `caller`, then the system default.
+    /// Walks the handlers and rules for `url` opened by `caller`, then the
+    /// system default, all within the walk deadline (launches included, so
+    /// that the caller is answered before its own D-Bus timeout).
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?) async -> Dispatch {
+        let deadline = ContinuousClock.now + configuration.walkDeadline
+        return await LaunchDeadline.$current.withValue(deadline) {
+            await dispatch(url, caller: caller, activationToken: activationToken, deadline: deadline)
+        }
+    }
+
+    private func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?, deadline: ContinuousClock.Instant) async -> Dispatch {
         let clock = ContinuousClock()
-        let deadline = clock.now + configuration.walkDeadline
         // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.

@@ -143,6 +143,37 @@ struct LaunchTests {
         }
     }
 
+    /// One deadline covers the whole walk, launch included (issue 15, item 7):
+    /// an activatable default whose owner never answers cannot hold the
+    /// caller past it, although the launcher would wait 10 s on its own.
+    @Test func theWalkDeadlineCoversTheLaunch() async throws {
+        let tree = try XDGTree()
+        try tree.app("org.example.Hung.desktop", schemes: ["https"], extra: "DBusActivatable=true")
+        try await DaemonHarness.with(walkDeadline: .seconds(1), systemDefault: { connection in
+            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        }) { d in
+            let hung = try await d.bus.connect()
+            defer { hung.close() }
+            hung.export([ExportedInterface("org.freedesktop.Application", methods: [
+                ExportedMethod("Open", arguments: [Argument("uris", .array(.string)), Argument("platform_data", .dictionary(key: .string, value: .variant))],
+                               asyncHandler: { _ in
+                                   try? await Task.sleep(for: .seconds(60))
+                                   return []
+                               }),
+            ])], at: "/org/example/Hung")
+            #expect(try await hung.requestName("org.example.Hung") == .primaryOwner)
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            let start = ContinuousClock.now
+            let (accepted, result) = try await d.openWithOptions(client, "https://x.example/")
+            let took = ContinuousClock.now - start
+            #expect(!accepted && result["outcome"] == Variant("launch-failed"), "\(result)")
+            // The launcher's own limit is 10 s; the walk's is 1 s. The bound
+            // sits far from both, so a loaded machine cannot fail it.
+            #expect(took < .seconds(6), "\(took)")
+        }
+    }
+
     @Test func aSystemdUserManagerGetsAScopeAndGivesTheEnvironment() async throws {
         let tree = try XDGTree()
         try tree.app("org.example.Browser.desktop", schemes: ["https"])

@@ -1,0 +1,17 @@
+/// The instant by which a launch must be done: the deadline of the walk it
+/// belongs to.
+///
+/// A walk's one deadline has to reach through `SystemDefault`, `Launcher`
+/// and their D-Bus calls (an activatable app's `Open`, systemd's scope and
+/// environment); a task-local carries it down without every layer passing it
+/// on. Without one, each wait keeps its own limit.
+public enum LaunchDeadline {
+    @TaskLocal public static var current: ContinuousClock.Instant?
+
+    /// `limit`, or less when the deadline comes sooner; `nil` when it has passed.
+    static func timeout(atMost limit: Duration) -> Duration? {
+        guard let deadline = current else { return limit }
+        let remaining = deadline - .now
+        return remaining > .zero ? min(limit, remaining) : nil
+    }
+}
