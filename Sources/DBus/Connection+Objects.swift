@@ -149,6 +149,14 @@ extension Connection {
                     "internal error: \(method.name) produced '\(values.signature)' instead of '\(method.outputSignature)'"
                 ))
         }
+        if case .success(let values) = result {
+            let size = values.reduce(0) { $0 + $1.wireSizeUpperBound }
+            if size > Message.maximumBodySize {
+                result = .failure(DBusError(
+                    .limitsExceeded,
+                    "the reply would be up to \(size) bytes, more than the \(Message.maximumBodySize) a message on the bus may safely hold"))
+            }
+        }
         do {
             switch result {
             case .success(let values): send(try Message.reply(to: call, arguments: values))

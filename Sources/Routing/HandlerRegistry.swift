@@ -7,9 +7,16 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     public struct Limits: Sendable, Equatable {
         public var perOwner: Int
         public var total: Int
-        public init(perOwner: Int = 64, total: Int = 4096) {
+        /// How many bytes of spec text (`HandlerSpec.textSize`) one owner, and
+        /// all owners together, may register: what keeps `ListHandlers`'
+        /// reply far below the bus's 32 MiB message limit, whoever registers.
+        public var specBytesPerOwner: Int
+        public var specBytesTotal: Int
+        public init(perOwner: Int = 64, total: Int = 4096, specBytesPerOwner: Int = 1 << 20, specBytesTotal: Int = 8 << 20) {
             self.perOwner = perOwner
             self.total = total
+            self.specBytesPerOwner = specBytesPerOwner
+            self.specBytesTotal = specBytesTotal
         }
     }
 
@@ -23,6 +30,8 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     /// (A top-level type: one nested in this generic struct would be generic too.)
     private var entries: [UInt32: RegistryEntry] = [:]
     private var owners: [String: Set<UInt32>] = [:]
+    private var specBytesByOwner: [String: Int] = [:]
+    private var specBytes = 0
     private var index: [String: SchemeIndex] = [:]
     private var lastID: UInt32 = 0
 
@@ -54,6 +63,13 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         if handlers.count >= limits.total {
             throw RoutingError(.limitExceeded, "the dispatcher holds at most \(limits.total) handlers")
         }
+        let size = spec.textSize
+        if specBytesByOwner[owner, default: 0] + size > limits.specBytesPerOwner {
+            throw RoutingError(.limitExceeded, "an application's handler specs may hold at most \(limits.specBytesPerOwner) bytes of schemes, hosts, paths and names; this one has \(size), and \(specBytesByOwner[owner, default: 0]) are in use")
+        }
+        if specBytes + size > limits.specBytesTotal {
+            throw RoutingError(.limitExceeded, "the dispatcher holds at most \(limits.specBytesTotal) bytes of handler specs")
+        }
         guard lastID < UInt32.max else {
             throw RoutingError(.limitExceeded, "handler ids are exhausted; restart the dispatcher")
         }
@@ -62,6 +78,8 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         handlers[handler.id] = handler
         entries[handler.id] = RegistryEntry(owner: owner, spec: spec)
         owners[owner, default: []].insert(handler.id)
+        specBytesByOwner[owner, default: 0] += size
+        specBytes += size
         forEachKey(of: spec) { scheme, key in index[scheme, default: SchemeIndex()].insert(handler.id, at: key) }
         return handler
     }
@@ -119,6 +137,10 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         entries[handler.id] = nil
         owners[handler.owner]?.remove(handler.id)
         if owners[handler.owner]?.isEmpty == true { owners[handler.owner] = nil }
+        let size = handler.spec.textSize
+        specBytes -= size
+        specBytesByOwner[handler.owner, default: size] -= size
+        if specBytesByOwner[handler.owner] == 0 { specBytesByOwner[handler.owner] = nil }
         forEachKey(of: handler.spec) { scheme, key in
             index[scheme]?.remove(handler.id, at: key)
             if index[scheme]?.isEmpty == true { index[scheme] = nil }

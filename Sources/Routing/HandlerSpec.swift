@@ -54,6 +54,14 @@ public struct HandlerSpec: Hashable, Sendable {
         self.name = name
     }
 
+    /// The bytes of text the spec holds, each item counted with the eight
+    /// bytes of length and padding it takes on the wire: what a registry
+    /// budgets, so that listing every spec fits in one D-Bus message.
+    public var textSize: Int {
+        func size(_ items: [String]) -> Int { items.reduce(0) { $0 + $1.utf8.count + 8 } }
+        return size(schemes) + size(hosts.map(\.description)) + size(paths.map(\.description)) + name.utf8.count + 8
+    }
+
     /// Whether this spec matches `url` (scheme, host and path).
     public func matches(_ url: ValidatedURL) -> Bool {
         (schemes == ["*"] || schemes.contains(url.scheme))

@@ -21,7 +21,10 @@ public struct RuleSet: Sendable {
         all = rules
         let enabled = rules.filter(\.isEnabled).prefix(Self.maximumCount)
         var registry = HandlerRegistry<Rule>(
-            limits: .init(perOwner: Self.maximumCount, total: Self.maximumCount), holdsConfigured: true)
+            // Rule files are bounded by their own limits (count, file size);
+            // ListRules' reply is kept within the bus's by the D-Bus layer.
+            limits: .init(perOwner: Self.maximumCount, total: Self.maximumCount, specBytesPerOwner: .max, specBytesTotal: .max),
+            holdsConfigured: true)
         // Later registrations are asked first; registering from the end makes
         // the first rule in load order the first asked.
         for rule in enabled.reversed() {
