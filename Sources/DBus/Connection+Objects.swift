@@ -31,13 +31,38 @@ extension Connection {
                 let result: Result<[Value], DBusError>
                 do { result = .success(try handler(call)) } catch { result = .failure(error) }
                 reply(to: message, with: result, declared: method)
-            case .deferred(let handler):
-                Task {
-                    let result: Result<[Value], DBusError>
-                    do throws(DBusError) { result = .success(try await handler(call)) } catch { result = .failure(error) }
-                    reply(to: message, with: result, declared: method)
-                }
+            case .deferred:
+                admit(DeferredCall(method: method, call: call, message: message))
             }
+        }
+    }
+
+    /// Starts a deferred call, or queues it behind its sender's calls in
+    /// flight: each sender runs at most `CallQueues.maximumRunning` at once, so
+    /// a client sending thousands of calls without waiting shares the
+    /// executor with everyone else instead of filling it. Immediate methods
+    /// are never queued; they run in bus order, as before.
+    private func admit(_ deferred: DeferredCall) {
+        let sender = deferred.message.sender?.rawValue ?? ""
+        let admitted = state.withLock { $0.callQueues.admit(deferred, from: sender) }
+        switch admitted {
+        case .start: start(deferred, from: sender)
+        case .queued: break
+        case .refused:
+            reply(to: deferred.message, with: .failure(DBusError(
+                .limitsExceeded,
+                "this connection already has \(CallQueues.maximumRunning) calls running and \(CallQueues.maximumQueued) waiting; wait for their answers")),
+                declared: nil)
+        }
+    }
+
+    private func start(_ deferred: DeferredCall, from sender: String) {
+        guard case .deferred(let handler) = deferred.method.body else { return }
+        Task {
+            let result: Result<[Value], DBusError>
+            do throws(DBusError) { result = .success(try await handler(deferred.call)) } catch { result = .failure(error) }
+            reply(to: deferred.message, with: result, declared: deferred.method)
+            if let next = state.withLock({ $0.callQueues.finished(from: sender) }) { start(next, from: sender) }
         }
     }
 

@@ -75,6 +75,12 @@ public final class Connection: Sendable {
     /// the call was sent to (forged answers; see `ReplySender`).
     public var forgedReplyCount: Int { forgedReplies.load(ordering: .relaxed) }
 
+    /// How many of one sender's calls to `async` methods run at once; more
+    /// wait, in order, up to `maximumCallsWaitingPerSender`, and beyond that
+    /// are answered `LimitsExceeded`. See `CallQueues`.
+    public static let maximumCallsRunningPerSender = CallQueues.maximumRunning
+    public static let maximumCallsWaitingPerSender = CallQueues.maximumQueued
+
     /// Whether the connection is still open.
     public var isConnected: Bool { state.withLock { $0.isOpen } }
 
@@ -149,6 +155,7 @@ public final class Connection: Sendable {
                 state.disconnectHandlers = []
                 state.pendingCalls = [:]
                 state.strayReplyWaits = [:]
+                state.callQueues = CallQueues()  // queued calls are never started on a closed connection
                 state.subscriptions = [:]
             }
             return (state.disconnectHandlers, Array(state.pendingCalls.values) + state.strayReplyWaits.values)
@@ -171,6 +178,8 @@ struct ConnectionState {
     var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
     /// Calls whose libdbus record a forged reply consumed, by serial.
     var strayReplyWaits: [UInt32: PendingCall] = [:]
+    /// Deferred method calls running and waiting, by sender.
+    var callQueues = CallQueues()
     var objects: [ObjectPath: [ExportedInterface]] = [:]
     var subscriptions: [UInt64: SignalSubscription.Entry] = [:]
     var nextSubscriptionID: UInt64 = 1

@@ -136,13 +136,8 @@ extension Dispatcher {
 
     /// Dispatches unless the daemon is shutting down, counting the walk in flight.
     private func dispatchCounted(_ url: ValidatedURL, caller: BusName, activationToken: String?) async throws(DBusError) -> Dispatch {
-        switch beginWork(for: caller) {
-        case .shuttingDown?: throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down")
-        case .callerBusy?:
-            throw DBusError(.limitsExceeded, "this connection already has \(configuration.maxWalksPerCaller) URLs being opened; wait for one to finish")
-        case nil: break
-        }
-        defer { endWork(for: caller) }
+        guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
+        defer { endWork() }
         return await dispatch(url, caller: caller, activationToken: activationToken)
     }
 

@@ -14,12 +14,6 @@ public final class Dispatcher: Sendable {
         public var handlerTimeout: Duration = .seconds(5)
         public var walkDeadline: Duration = DispatcherAPI.walkDeadline
         public var limits = HandlerRegistry<HandlerEndpoint>.Limits()
-        /// How many URLs one connection may have in flight at once. Each walk
-        /// waits on at most one handler call, so this bounds one caller's
-        /// share of the daemon's pending-reply quota on the bus: a flood of
-        /// walks from one client cannot make the bus refuse the daemon's calls
-        /// for everyone else's URLs.
-        public var maxWalksPerCaller = 32
         public var verbose = false
         public init() {}
     }
@@ -36,7 +30,6 @@ public final class Dispatcher: Sendable {
         var rules = RuleSet()
         var ruleProblems: [RuleDiagnostic] = []
         var walksInFlight = 0
-        var walksByCaller: [String: Int] = [:]
         var draining = false
         /// When the last walk ended or the handlers last changed.
         var lastActivity = ContinuousClock.now
@@ -275,26 +268,24 @@ extension Dispatcher {
         try? connection.emit("HandlersChanged", on: DispatcherAPI.dispatcherInterface, from: DispatcherAPI.objectPath)
     }
 
-    /// Why a walk may not start.
-    enum Refusal { case shuttingDown, callerBusy }
-
-    /// Counts a walk in flight for `caller`, or says why it may not start.
-    func beginWork(for caller: BusName) -> Refusal? {
+    /// Counts a walk in flight; `false` when the daemon is shutting down.
+    ///
+    /// One caller's share of walks (and so of the handler calls that use the
+    /// bus's pending-reply quota) is bounded where its calls come in: the
+    /// D-Bus layer runs at most `CallQueues.maximumRunning` of a sender's
+    /// calls at once and queues the rest.
+    func beginWork() -> Bool {
         state.withLock { state in
-            guard !state.draining else { return .shuttingDown }
-            guard state.walksByCaller[caller.rawValue, default: 0] < configuration.maxWalksPerCaller else { return .callerBusy }
+            guard !state.draining else { return false }
             state.walksInFlight += 1
-            state.walksByCaller[caller.rawValue, default: 0] += 1
             state.lastActivity = .now
-            return nil
+            return true
         }
     }
 
-    func endWork(for caller: BusName) {
+    func endWork() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.walksInFlight -= 1
-            state.walksByCaller[caller.rawValue, default: 1] -= 1
-            if state.walksByCaller[caller.rawValue] == 0 { state.walksByCaller[caller.rawValue] = nil }
             state.lastActivity = .now
             guard state.walksInFlight == 0 else { return [] }
             defer { state.idleWaiters = [] }

@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -370,5 +371,88 @@ extension BusTests {
             let reason = await server.disconnected()
             #expect(reason.message == "the connection was closed")
         }
+    }
+}
+
+/// One sender's calls to `async` methods: a bounded number run, the rest wait
+/// in order, and past the queue they are refused; other senders are not held up.
+@Suite(.timeLimit(.minutes(1)))
+struct CallQueueTests {
+    @Test func aFloodingSenderWaitsItsTurnAndOthersAreServed() async throws {
+        try await withPrivateBus { bus in
+            let server = try await bus.connect()
+            let flooder = try await bus.connect()
+            let other = try await bus.connect()
+            defer { [server, flooder, other].forEach { $0.close() } }
+            let running = Mutex(0)
+            let gate = Gate()
+            let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+            server.export([ExportedInterface("org.example.Slow", methods: [
+                ExportedMethod("Wait", arguments: [Argument("who", .string)], results: [Argument("x", .string)], asyncHandler: { call in
+                    let who = (try? call.arguments.decode(String.self)) ?? ""
+                    if who == "flooder" {
+                        running.withLock { $0 += 1 }
+                        startedContinuation.yield()
+                        await gate.wait()
+                    }
+                    return [.string(who)]
+                }),
+            ])], at: "/slow")
+            let running0 = Connection.maximumCallsRunningPerSender, waiting = Connection.maximumCallsWaitingPerSender
+            let total = running0 + waiting + 5
+            let (refusals, refusal) = AsyncStream<ErrorName>.makeStream()
+            let calls = (0..<total).map { _ in
+                Task {
+                    do {
+                        _ = try await flooder.call(server.uniqueName, "/slow", "org.example.Slow", "Wait", [.string("flooder")])
+                    } catch let error as DBusError {
+                        refusal.yield(error.name)
+                    } catch {}
+                }
+            }
+            var seen = 0
+            for await _ in started {
+                seen += 1
+                if seen == running0 { break }
+            }
+            // Past the running and the waiting calls, the rest are refused at once.
+            var refused: [ErrorName] = []
+            for await name in refusals {
+                refused.append(name)
+                if refused.count == 5 { break }
+            }
+            #expect(refused == Array(repeating: .limitsExceeded, count: 5))
+            // Another sender's call runs at once, beside the flooder's full share.
+            #expect(try await other.call(server.uniqueName, "/slow", "org.example.Slow", "Wait", [.string("other")]) == [.string("other")])
+            #expect(running.withLock { $0 } == running0, "the flooder's waiting calls wait")
+            gate.open()
+            for call in calls { await call.value }
+            #expect(running.withLock { $0 } == running0 + waiting, "every waiting call ran")
+        }
+    }
+}
+
+/// Holds any number of tasks until opened.
+final class Gate: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let go = state.withLock { state in
+                if state.isOpen { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if go { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        waiting.forEach { $0.resume() }
     }
 }

@@ -67,25 +67,30 @@ struct FailClosedTests {
             let flooder = try await d.bus.connect()
             let other = try await d.bus.connect()
             defer { [silent, blocker, flooder, other].forEach { $0.close() } }
-            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+            let asked = Mutex(0)
+            let (askedStream, askedContinuation) = AsyncStream<Void>.makeStream()
             try await d.register(silent, spec(["https"], hosts: ["slow.example"], name: "silent")) { _, _ in
+                asked.withLock { $0 += 1 }
                 askedContinuation.yield()
                 try? await Task.sleep(for: .seconds(60))
                 return answer("systemAction")
             }
             try await d.register(blocker, spec(["https"], hosts: ["ads.example"], name: "blocker")) { _, _ in answer("discarded") }
-            let share = Dispatcher.Configuration().maxWalksPerCaller
-            let held = (0..<share).map { index in Task { try? await d.open(flooder, "https://slow.example/\(index)") } }
+            let share = Connection.maximumCallsRunningPerSender
+            let held = (0..<share + 8).map { index in Task { try? await d.open(flooder, "https://slow.example/\(index)") } }
             var seen = 0
-            for await _ in asked {
+            for await _ in askedStream {
                 seen += 1
                 if seen == share { break }
             }
-            await #expect(throws: DBusError.self) { try await d.open(flooder, "https://slow.example/one-too-many") }
-            // Another caller is still served, and its discarding handler still decides.
+            // Another caller is served, and its discarding handler decides,
+            // while the flooder holds its whole share and has more waiting.
             #expect(try await d.openWithOptions(other, "https://ads.example/x").1["outcome"] == Variant("discarded"))
+            #expect(asked.withLock { $0 } == share, "the flooder's calls beyond its share wait")
             silent.close()
             for walk in held { _ = await walk.value }
+            #expect(asked.withLock { $0 } == share)
+            #expect(d.fallback.urls.count == share + 8, "every waiting call was served in the end")
         }
     }
 }
