@@ -170,7 +170,17 @@ struct DaemonFaultTests {
 /// One client floods the dispatcher while another keeps using it.
 @Suite(.timeLimit(.minutes(2)))
 struct FloodTests {
-    static func p50(_ samples: [Duration]) -> Duration { samples.sorted()[samples.count / 2] }
+    /// The median of 200 `OpenURL`s from `client`, one after the other.
+    static func medianLatency(_ d: DaemonHarness, _ client: Connection) async throws -> Duration {
+        let clock = ContinuousClock()
+        var latencies: [Duration] = []
+        for _ in 0..<200 {
+            let start = clock.now
+            _ = try await d.open(client, "javascript:void(0)")
+            latencies.append(clock.now - start)
+        }
+        return latencies.sorted()[latencies.count / 2]
+    }
 
     /// Calls in the flood: 20 000 in the normal run; the long run is
     /// `OPENURLD_FLOOD_CALLS=100000 swift test --filter FloodTests`.
@@ -184,17 +194,7 @@ struct FloodTests {
             let flooder = try await d.bus.connect()
             let other = try await d.bus.connect()
             defer { flooder.close(); other.close() }
-            let clock = ContinuousClock()
-            func sample(_ count: Int) async throws -> [Duration] {
-                var latencies: [Duration] = []
-                for _ in 0..<count {
-                    let start = clock.now
-                    _ = try await d.open(other, "javascript:void(0)")
-                    latencies.append(clock.now - start)
-                }
-                return latencies
-            }
-            let idle = Self.p50(try await sample(200))
+            let idle = try await Self.medianLatency(d, other)
             let flood = Task {
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<4 {
@@ -211,7 +211,7 @@ struct FloodTests {
                 }
             }
             try await Task.sleep(for: .milliseconds(200))
-            let busy = Self.p50(try await sample(200))
+            let busy = try await Self.medianLatency(d, other)
             let flooded = try await flood.value
             #expect(flooded == Self.calls / 4 * 4)
             #expect(busy <= idle * 3, "p50 idle \(idle), during the flood \(busy)")
@@ -231,26 +231,16 @@ extension FloodTests {
             let flooder = try await d.bus.connect()
             let other = try await d.bus.connect()
             defer { flooder.close(); other.close() }
-            let clock = ContinuousClock()
-            func sample(_ count: Int) async throws -> Duration {
-                var latencies: [Duration] = []
-                for _ in 0..<count {
-                    let start = clock.now
-                    _ = try await d.open(other, "javascript:void(0)")
-                    latencies.append(clock.now - start)
-                }
-                return Self.p50(latencies)
-            }
             func flood(_ interface: InterfaceName, _ member: MemberName, _ arguments: [Value]) async throws -> Duration {
                 let message = try Message.methodCall(
                     destination: DispatcherAPI.busName, path: DispatcherAPI.objectPath, interface: interface, member: member,
                     arguments: arguments)
                 for _ in 0..<Self.calls { flooder.send(message) }
-                let busy = try await sample(200)
+                let busy = try await Self.medianLatency(d, other)
                 _ = try await d.handlers(flooder)  // the flood has been answered
                 return busy
             }
-            let idle = try await sample(200)
+            let idle = try await Self.medianLatency(d, other)
             let floor = try await flood("org.freedesktop.DBus.Peer", "Ping", [])
             let busy = try await flood(DispatcherAPI.dispatcherInterface, "OpenURL", [.string("javascript:flood")])
             print("pipelined flood: other client's p50 \(idle) idle, \(floor) during \(Self.calls) pings, \(busy) during \(Self.calls) OpenURLs")
