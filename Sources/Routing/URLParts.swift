@@ -47,14 +47,14 @@ struct URLParts {
         let authority = hierarchical[index..<authorityEnd]
         path = hierarchical[authorityEnd...]
         let afterUserinfo = authority[(authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex)...]
-        writtenHost = HostAndPort(afterUserinfo).host
-        (host, port) = Self.host(in: afterUserinfo)
+        let split = HostAndPort(afterUserinfo)
+        writtenHost = split.host
+        (host, port) = Self.host(split)
     }
 
-    /// The host of an authority without its userinfo (before a `:port`), as
-    /// a browser reads it, and the port when one is given.
-    static func host(in afterUserinfo: Substring) -> (URLHost?, UInt16?) {
-        let split = HostAndPort(afterUserinfo)
+    /// The host of an authority (its userinfo taken off), as a browser reads
+    /// it, and the port when one is given.
+    static func host(_ split: HostAndPort) -> (URLHost?, UInt16?) {
         let name = split.host
         var port: UInt16?
         // An empty port (`host:`) is allowed by RFC 3986 and means the default.
