@@ -58,7 +58,13 @@ extension Command {
         case "--version": return .version
         default: break
         }
-        guard subcommands.contains(first) else { return try parseOpen(arguments) }
+        guard subcommands.contains(first) else {
+            if looksLikeACommand(first) {
+                let hint = closestSubcommand(to: first).map { " (did you mean '\($0)'?)" } ?? ""
+                throw UsageError("unknown command '\(first)'\(hint); to open a file of that name, write './\(first)'")
+            }
+            return try parseOpen(arguments)
+        }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h"), first != "handle" || !rest.contains("--") {
             return .help(topic: first)
@@ -103,6 +109,40 @@ extension Command {
         default:
             return .handle(try parseHandle(rest))
         }
+    }
+
+    /// A first argument spelled like a subcommand (lower-case letters and
+    /// dashes: no scheme, no path) is read as a mistyped one, never opened.
+    static func looksLikeACommand(_ argument: String) -> Bool {
+        guard let head = argument.utf8.first, head >= UInt8(ascii: "a"), head <= UInt8(ascii: "z") else { return false }
+        return argument.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") }
+    }
+
+    /// The subcommand at most two edits away from `word`, for "did you mean".
+    static func closestSubcommand(to word: String) -> String? {
+        let ranked = subcommands.map { (command: $0, distance: editDistance(Array(word.utf8), Array($0.utf8))) }
+            .filter { $0.distance <= 2 }
+            .min { $0.distance < $1.distance }
+        return ranked?.command
+    }
+
+    /// Levenshtein distance, counting a swap of two neighbours as one edit.
+    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var before = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { current[j] = min(current[j], before[j - 2] + 1) }
+            }
+            (before, previous, current) = (previous, current, before)
+        }
+        return previous[b.count]
     }
 
     private static func parseOpen(_ arguments: [String]) throws(UsageError) -> Command {

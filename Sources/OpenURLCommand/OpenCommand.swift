@@ -3,13 +3,26 @@ import Desktop
 import DispatcherAPI
 import Routing
 import Rules
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `openurl URL...`: through the dispatcher, or directly when it is unreachable.
 struct OpenCommand {
     let environment: [String: String]
     let verbose: Bool
 
-    func run(_ urls: [String]) async -> ExitStatus {
+    func run(_ arguments: [String]) async -> ExitStatus {
+        // Every argument is checked before any is opened: one mistake opens nothing.
+        var urls: [ValidatedURL] = []
+        for argument in arguments {
+            do {
+                urls.append(try Self.url(from: argument))
+            } catch {
+                Console.error("\(quoted(argument)): \(error.message)")
+                return .usage
+            }
+        }
         let token = environment["XDG_ACTIVATION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DESKTOP_STARTUP_ID"]
         let connection = try? await Connection.session(environment: environment)
         defer { connection?.close() }
@@ -36,14 +49,14 @@ struct OpenCommand {
         }
     }
 
-    private func open(_ text: String, token: String?, connection: Connection?, direct: inout Direct?) async -> ExitStatus {
-        let url: ValidatedURL
-        do {
-            url = try ValidatedURL(text)
-        } catch {
-            Console.error("\(quoted(text)): \(error.message)")
-            return .usage
-        }
+    /// A URL as given, or the `file:` URL of a local path (what a desktop
+    /// sends its default browser for an HTML file).
+    static func url(from argument: String) throws(RoutingError) -> ValidatedURL {
+        guard FileURL.isPath(argument, exists: { access($0, F_OK) == 0 }) else { return try ValidatedURL(argument) }
+        return try ValidatedURL(FileURL.forPath(argument, workingDirectory: currentDirectory()))
+    }
+
+    private func open(_ url: ValidatedURL, token: String?, connection: Connection?, direct: inout Direct?) async -> ExitStatus {
         var unreachableBecause = "no session bus"
         if let connection {
             do {
@@ -120,4 +133,11 @@ struct OpenCommand {
 func quoted(_ text: String) -> String {
     let shown = text.unicodeScalars.prefix(80).map { $0.value < 0x20 || $0.value == 0x7F ? $0.escaped(asASCII: true) : String($0) }.joined()
     return "'" + shown + (text.unicodeScalars.count > 80 ? "…" : "") + "'"
+}
+
+/// The working directory, as the kernel has it (`$PWD` may be stale).
+func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -58,6 +58,26 @@ struct CLITests {
         }
     }
 
+    /// A mistyped subcommand is a usage error, and one bad argument opens
+    /// none of the others (issue 14, item 1).
+    @Test func aMistakeOnTheCommandLineOpensNothing() async throws {
+        try await withSession { s in
+            let typo = try await s.openurl("explian", "https://example.com/x")
+            #expect(typo.status == 2)
+            #expect(typo.stderr.hasPrefix("openurl: unknown command 'explian' (did you mean 'explain'?)"), "\(typo.stderr)")
+            let far = try await s.openurl("frobnicate", "https://example.com/x")
+            #expect(far.status == 2 && far.stderr.hasPrefix("openurl: unknown command 'frobnicate';"), "\(far.stderr)")
+            #expect(try await s.openurl("hanlders").stderr.contains("did you mean 'handlers'?"))
+            let mixed = try await s.openurl("https://first.example/", "no scheme here", "https://third.example/")
+            #expect(mixed.status == 2)
+            #expect(mixed.stderr == "openurl: 'no scheme here': URL contains whitespace at offset 2\n")
+            // Proof that a launch would have been recorded: a good one is.
+            #expect(try await s.openurl("https://after.example/").status == 0)
+            let records = try await s.tree.waitForRecords(1)
+            #expect(records.map(\.arguments) == [["https://after.example/"]], "\(records.map(\.arguments))")
+        }
+    }
+
     @Test func withoutADaemonItOpensDirectly() async throws {
         try await withSession(daemon: false) { s in
             let result = try await s.openurl("-v", "https://direct.example/")
