@@ -58,12 +58,41 @@ extension Connection {
 
     private func start(_ deferred: DeferredCall, from sender: String) {
         guard case .deferred(let handler) = deferred.method.body else { return }
-        Task {
-            let result: Result<[Value], DBusError>
-            do throws(DBusError) { result = .success(try await handler(deferred.call)) } catch { result = .failure(error) }
-            reply(to: deferred.message, with: result, declared: deferred.method)
-            if let next = state.withLock({ $0.callQueues.finished(from: sender) }) { start(next, from: sender) }
+        // Created under the lock, so that the task cannot remove its entry before it is made.
+        state.withLock { state in
+            let id = state.nextCallID
+            state.nextCallID += 1
+            state.callsInFlight[id] = Task {
+                let result: Result<[Value], DBusError>
+                do throws(DBusError) { result = .success(try await handler(deferred.call)) } catch { result = .failure(error) }
+                reply(to: deferred.message, with: result, declared: deferred.method)
+                let next = self.state.withLock { state in
+                    state.callsInFlight[id] = nil
+                    return state.callQueues.finished(from: sender)
+                }
+                if let next { start(next, from: sender) }
+            }
         }
+    }
+
+    /// How many method calls to exported objects are still being answered
+    /// (their replies are queued for sending once this reaches them).
+    public var callsInFlight: Int { state.withLock { $0.callsInFlight.count } }
+
+    /// Cancels the handlers of the method calls still running; each still
+    /// answers, with whatever its handler makes of the cancellation.
+    public func cancelCallsInFlight() {
+        for task in state.withLock({ Array($0.callsInFlight.values) }) { task.cancel() }
+    }
+
+    /// Waits until every method call is answered, or `deadline` passes.
+    /// - Returns: whether every call was answered.
+    public func answerCallsInFlight(before deadline: ContinuousClock.Instant) async -> Bool {
+        while callsInFlight > 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
     }
 
     private enum Routing {

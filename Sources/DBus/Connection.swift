@@ -160,12 +160,26 @@ public final class Connection: Sendable {
             }
             return (state.disconnectHandlers, Array(state.pendingCalls.values) + state.strayReplyWaits.values)
         }
+        flushOutgoing(raw, within: .seconds(1))
         loop.detach()
         loop.onMessage = { _ in }
         dbus_connection_close(raw)
         for call in pending { call.abandon(with: reason) }
         dbus_connection_unref(raw)
         for handler in handlers { handler(reason) }
+    }
+}
+
+extension Connection {
+    /// Writes out the messages still queued (the last replies, on a
+    /// deliberate close), for at most `limit`: closing drops them otherwise,
+    /// and their callers would wait for replies that never come.
+    func flushOutgoing(_ raw: OpaquePointer, within limit: Duration) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while dbus_connection_has_messages_to_send(raw) != 0, dbus_connection_get_is_connected(raw) != 0, clock.now < deadline {
+            _ = dbus_connection_read_write(raw, 50)
+        }
     }
 }
 
@@ -180,6 +194,9 @@ struct ConnectionState {
     var strayReplyWaits: [UInt32: PendingCall] = [:]
     /// Deferred method calls running and waiting, by sender.
     var callQueues = CallQueues()
+    /// The deferred calls running now, by a number of their own.
+    var callsInFlight: [UInt64: Task<Void, Never>] = [:]
+    var nextCallID: UInt64 = 0
     var objects: [ObjectPath: [ExportedInterface]] = [:]
     var subscriptions: [UInt64: SignalSubscription.Entry] = [:]
     var nextSubscriptionID: UInt64 = 1

@@ -7,8 +7,9 @@ import Rules
 
 /// Runs the daemon from start to exit.
 public enum Daemon {
-    /// Why the daemon stops.
-    enum Stop: Sendable {
+    /// What the main loop acts on: a reason to stop, or SIGHUP.
+    enum Event: Sendable {
+        case reload
         case signal(Int32)
         case nameLost
         case idle
@@ -23,11 +24,15 @@ public enum Daemon {
         _ options: DaemonOptions, environment: [String: String],
         systemDefault makeSystemDefault: @Sendable (Connection) -> any SystemDefault, logger: Logger
     ) async -> Int32 {
-        let (stops, stop) = AsyncStream.makeStream(of: Stop.self)
-        let signalSources = [SIGTERM, SIGINT].map { number in
+        // Every signal disposition is set before the name is claimed: systemd
+        // counts a Type=dbus service ready once it owns its name, and may send
+        // ExecReload='s SIGHUP at once. A SIGHUP that early is handled once
+        // serving starts (the rules are freshly loaded then anyway).
+        let (stops, stop) = AsyncStream.makeStream(of: Event.self)
+        let signalSources = [SIGTERM, SIGINT, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.yield(.signal(number)) }
+            source.setEventHandler { stop.yield(number == SIGHUP ? .reload : .signal(number)) }
             source.resume()
             return source
         }
@@ -72,17 +77,7 @@ public enum Daemon {
             reloadRules()
         }
         if watcher == nil { logger.warning("cannot watch the rule directories (inotify: \(String(cString: strerror(errno)))); reload with SIGHUP") }
-        signal(SIGHUP, SIG_IGN)
-        let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        hangUp.setEventHandler {
-            logger.info("received SIGHUP; reloading the rules")
-            reloadRules()
-        }
-        hangUp.resume()
-        defer {
-            hangUp.cancel()
-            withExtendedLifetime(watcher) {}
-        }
+        defer { withExtendedLifetime(watcher) {} }
         let idleWatch = options.idleExit.map { limit in
             Task {
                 let step = min(max(limit / 4, .milliseconds(50)), .seconds(5))
@@ -94,22 +89,25 @@ public enum Daemon {
         }
         defer { idleWatch?.cancel() }
 
-        for await reason in stops {
-            switch reason {
+        for await event in stops {
+            switch event {
+            case .reload:
+                logger.info("received SIGHUP; reloading the rules")
+                reloadRules()
             case .disconnected(let error):
                 logger.error("lost the bus connection (\(error.message)); exiting so that the service manager restarts openurld")
                 return 1
             case .idle:
                 logger.info("idle for \(options.idleExit!) with no handlers; exiting (D-Bus activation restarts openurld)")
-                await finish(dispatcher, connection, options, releasing: true)
+                await finish(dispatcher, connection, options, releasing: true, logger: logger)
                 return 0
             case .nameLost:
                 logger.info("another instance took over \(DispatcherAPI.busName); finishing and exiting")
-                await finish(dispatcher, connection, options, releasing: false)
+                await finish(dispatcher, connection, options, releasing: false, logger: logger)
                 return 0
             case .signal(let number):
                 logger.info("received \(number == SIGTERM ? "SIGTERM" : "SIGINT"); finishing calls in flight and exiting")
-                await finish(dispatcher, connection, options, releasing: true)
+                await finish(dispatcher, connection, options, releasing: true, logger: logger)
                 return 0
             }
         }
@@ -153,16 +151,24 @@ public enum Daemon {
 
     /// Gives up the name (new callers reach a new instance through activation),
     /// answers the walks in flight, then closes.
-    private static func finish(_ dispatcher: Dispatcher, _ connection: Connection, _ options: DaemonOptions, releasing: Bool) async {
+    ///
+    /// Each walk ends by its own deadline, launches included (the launcher's
+    /// waits are cut to fit it), so waiting `walkDeadline` plus a second is
+    /// enough. Should a walk still run then, it is cancelled, which leaves it
+    /// `undecided`: its caller is answered, and nothing is opened after
+    /// shutdown began. Closing writes out the replies still queued.
+    private static func finish(
+        _ dispatcher: Dispatcher, _ connection: Connection, _ options: DaemonOptions, releasing: Bool, logger: Logger
+    ) async {
         if releasing { try? await connection.releaseName(DispatcherAPI.busName) }
-        // Walks end by their own deadline; the extra second covers the fallback.
-        let drained = Task { await dispatcher.drain() }
-        let limit = Task {
-            try? await Task.sleep(for: options.walkDeadline + .seconds(1))
-            drained.cancel()
+        if await !dispatcher.drain(before: .now + options.walkDeadline + .seconds(1)) {
+            logger.warning("\(dispatcher.walksInFlight) walk(s) still running at the shutdown limit; cancelling them")
+            connection.cancelCallsInFlight()
+            await dispatcher.drain(before: .now + .seconds(1))
         }
-        await drained.value
-        limit.cancel()
+        if await !connection.answerCallsInFlight(before: .now + .seconds(1)) {
+            logger.warning("\(connection.callsInFlight) call(s) still unanswered; their callers get NoReply")
+        }
         connection.close()
     }
 }

@@ -33,7 +33,6 @@ public final class Dispatcher: Sendable {
         var draining = false
         /// When the last walk ended or the handlers last changed.
         var lastActivity = ContinuousClock.now
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     public init(connection: Connection, configuration: Configuration, systemDefault: any SystemDefault, logger: Logger) {
@@ -284,28 +283,27 @@ extension Dispatcher {
     }
 
     func endWork() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        state.withLock { state in
             state.walksInFlight -= 1
             state.lastActivity = .now
-            guard state.walksInFlight == 0 else { return [] }
-            defer { state.idleWaiters = [] }
-            return state.idleWaiters
         }
-        waiters.forEach { $0.resume() }
     }
 
-    /// Stops taking new work and waits for walks in flight to finish.
-    public func drain() async {
-        await withCheckedContinuation { continuation in
-            let idle = state.withLock { state in
-                state.draining = true
-                if state.walksInFlight == 0 { return true }
-                state.idleWaiters.append(continuation)
-                return false
-            }
-            if idle { continuation.resume() }
+    /// Stops taking new work and waits for the walks in flight to finish,
+    /// until `deadline` (or until the waiting task is cancelled).
+    /// - Returns: whether every walk finished.
+    @discardableResult
+    public func drain(before deadline: ContinuousClock.Instant = .now + .seconds(3600)) async -> Bool {
+        state.withLock { $0.draining = true }
+        while state.withLock({ $0.walksInFlight }) > 0 {
+            guard ContinuousClock.now < deadline, !Task.isCancelled else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
         }
+        return true
     }
+
+    /// How many walks are in flight.
+    var walksInFlight: Int { state.withLock { $0.walksInFlight } }
 
     /// How long the dispatcher has had no handler and no walk, or `nil` when it has either.
     public var idleFor: Duration? {

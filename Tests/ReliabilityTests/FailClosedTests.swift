@@ -29,6 +29,34 @@ struct FailClosedTests {
         }
     }
 
+    /// The shutdown limit can fire: draining gives up at its deadline, and
+    /// cancelling the calls in flight then ends their walks undecided.
+    @Test func shutdownDrainsUntilItsLimitThenCancelsTheWalks() async throws {
+        try await DaemonHarness.with { d in
+            let handler = try await d.bus.connect()
+            let caller = try await d.bus.connect()
+            defer { [handler, caller].forEach { $0.close() } }
+            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+            try await d.register(handler, spec(["https"], name: "stuck")) { _, _ in
+                askedContinuation.yield()
+                try? await Task.sleep(for: .seconds(60))
+                return answer("systemAction")
+            }
+            let walk = Task { try await d.openWithOptions(caller, "https://stuck.example/") }
+            for await _ in asked { break }
+            let started = ContinuousClock.now
+            #expect(await d.dispatcher.drain(before: .now + .milliseconds(200)) == false)
+            #expect(ContinuousClock.now - started < .seconds(5))
+            d.daemon.cancelCallsInFlight()
+            #expect(await d.dispatcher.drain(before: .now + .seconds(5)))
+            #expect(await d.daemon.answerCallsInFlight(before: .now + .seconds(5)))
+            let (accepted, outcome) = try await walk.value
+            #expect(!accepted)
+            #expect(outcome["outcome"]?.get(String.self) == "undecided", "\(outcome)")
+            #expect(d.fallback.urls.isEmpty)
+        }
+    }
+
     @Test(arguments: [
         DBusError(.limitsExceeded, "The maximum number of pending replies per connection has been reached"),
         DBusError.disconnected("the connection was closed"),
