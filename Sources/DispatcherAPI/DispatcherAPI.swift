@@ -28,6 +28,9 @@ public enum DispatcherAPI {
     public static let noSuchHandler = ErrorName(trusted: "org.openurld.Error.NoSuchHandler")
     /// `org.openurld.Error.ShuttingDown`: the daemon is stopping and takes no new work.
     public static let shuttingDown = ErrorName(trusted: "org.openurld.Error.ShuttingDown")
+    /// `org.openurld.Error.NotOpened`: `Application.Open` could not open some
+    /// of its URIs (the message names each, with why).
+    public static let notOpened = ErrorName(trusted: "org.openurld.Error.NotOpened")
 }
 
 /// What `HandleURL` answers, exactly as on the wire.

@@ -109,20 +109,25 @@ extension Dispatcher {
                         let (uris, platformData) = try call.arguments.decode([String].self, [String: Variant].self)
                         var token = try Self.activationToken("activation-token", in: platformData)
                         if token == nil { token = try Self.activationToken("desktop-startup-id", in: platformData) }
-                        var invalid: [String] = []
+                        // Every URI is tried, whatever happens to the others; then
+                        // each one not opened is named, with why.
+                        var notOpened: [(uri: String, why: String)] = []
+                        var onlyInvalid = true
                         for text in uris {
-                            // Every valid URI is opened, even when others are not.
-                            guard let url = try? ValidatedURL(text) else {
-                                invalid.append(text)
+                            let url: ValidatedURL
+                            do throws(RoutingError) { url = try ValidatedURL(text) } catch {
+                                notOpened.append((text, error.message))
                                 continue
                             }
-                            _ = try await dispatchCounted(url, caller: call.sender, activationToken: token)
+                            let dispatch = try await dispatchCounted(url, caller: call.sender, activationToken: token)
+                            guard !dispatch.outcome.isAccepted else { continue }
+                            onlyInvalid = false
+                            notOpened.append((text, dispatch.outcome.rawValue + (dispatch.message.map { ": " + $0 } ?? "")))
                         }
-                        if let first = invalid.first {
-                            let reason = Self.reason(first)
-                            throw .invalidArgs("\(invalid.count) of \(uris.count) URIs not opened; the first: \(reason)")
-                        }
-                        return []
+                        guard !notOpened.isEmpty else { return [] }
+                        let list = notOpened.map { "'\($0.uri.prefix(200))' (\($0.why))" }.joined(separator: "; ")
+                        let summary = "\(notOpened.count) of \(uris.count) URI\(uris.count == 1 ? "" : "s") not opened: \(list)"
+                        throw DBusError(onlyInvalid ? .invalidArgs : DispatcherAPI.notOpened, summary)
                     }),
                 ExportedMethod(
                     "ActivateAction",
@@ -181,13 +186,6 @@ extension Dispatcher {
 
     static func validated(_ text: String) throws(DBusError) -> ValidatedURL {
         do { return try ValidatedURL(text) } catch { throw .invalidArgs(error.message) }
-    }
-
-    static func reason(_ text: String) -> String {
-        do {
-            _ = try ValidatedURL(text)
-            return ""
-        } catch { return error.message }
     }
 
     static func optionalString(_ key: String, in options: [String: Variant]) throws(DBusError) -> String? {

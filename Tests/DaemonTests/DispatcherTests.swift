@@ -349,8 +349,23 @@ struct DispatcherTests {
                     DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.applicationInterface, "Open",
                     [.array(.string, [.string("bad url"), .string("https://c.example/")]), [String: Variant]().dbusValue])
             }
-            #expect(partly == .invalidArgs("1 of 2 URIs not opened; the first: URL contains whitespace at offset 3"))
+            #expect(partly == .invalidArgs("1 of 2 URIs not opened: 'bad url' (URL contains whitespace at offset 3)"))
             #expect(d.fallback.urls.last == "https://c.example/")
+            // A URI a handler turns down is not opened either, and is named (issue 14, item 4).
+            let handler = try await d.bus.connect()
+            defer { handler.close() }
+            try await d.register(handler, spec(["https"], hosts: ["discard.example"], name: "bin")) { _, _ in answer("discarded") }
+            let mixed = await #expect(throws: DBusError.self) {
+                try await gioApp.call(
+                    DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.applicationInterface, "Open",
+                    [.array(.string, [.string("https://d.example/"), .string("bad url"), .string("https://discard.example/x")]),
+                     [String: Variant]().dbusValue])
+            }
+            #expect(mixed?.name == DispatcherAPI.notOpened)
+            #expect(mixed?.message.hasPrefix(
+                "2 of 3 URIs not opened: 'bad url' (URL contains whitespace at offset 3); 'https://discard.example/x' (discarded") == true,
+                "\(String(describing: mixed))")
+            #expect(d.fallback.urls.last == "https://d.example/")
             _ = try await gioApp.call(
                 DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.applicationInterface, "Activate",
                 [[String: Variant]().dbusValue])
