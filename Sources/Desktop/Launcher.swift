@@ -75,12 +75,7 @@ public final class Launcher: Sendable {
         if let connection, let manager = await managerEnvironment(on: connection) {
             result.merge(manager) { _, fromManager in fromManager }
         }
-        // D-Bus activation sets these for the dispatcher; they describe its start, not the app's.
-        result["DBUS_STARTER_ADDRESS"] = nil
-        result["DBUS_STARTER_BUS_TYPE"] = nil
-        result["XDG_ACTIVATION_TOKEN"] = token
-        result["DESKTOP_STARTUP_ID"] = token
-        return result
+        return LaunchEnvironment.forLaunch(from: result, token: token)
     }
 
     /// `org.freedesktop.systemd1.Manager.Environment`, which holds what the

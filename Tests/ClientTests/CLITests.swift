@@ -94,6 +94,44 @@ struct CLITests {
         }
     }
 
+    /// What the caller's own start left in its environment never reaches
+    /// the app; this launch's token does (issue 14, item 6).
+    @Test(arguments: [false, true]) func launchedAppsGetACleanEnvironment(throughTheDaemon: Bool) async throws {
+        try await withPrivateBus { bus in
+            let tree = try XDGTree()
+            try tree.app("browser.desktop", schemes: ["https"])
+            var polluted = tree.environment
+            polluted["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            let leaks = [
+                "GIO_LAUNCHED_DESKTOP_FILE": "/usr/share/applications/org.gnome.Terminal.desktop",
+                "GIO_LAUNCHED_DESKTOP_FILE_PID": "4242", "CHROME_DESKTOP": "code.desktop", "ELECTRON_RUN_AS_NODE": "1",
+                "APPIMAGE": "/tmp/x.AppImage", "DBUS_STARTER_BUS_TYPE": "session",
+            ]
+            polluted.merge(leaks) { $1 }
+            polluted["XDG_ACTIVATION_TOKEN"] = "this-launch"
+            polluted["KEEP_ME"] = "yes"
+            var pid: pid_t?
+            if throughTheDaemon {
+                var daemonEnvironment = polluted
+                daemonEnvironment["XDG_ACTIVATION_TOKEN"] = "stale-daemon-token"
+                pid = try spawn(Binaries.openurld, arguments: ["openurld", "--address", bus.address],
+                                environment: daemonEnvironment.map { "\($0.key)=\($0.value)" })
+                let watcher = try await bus.connect()
+                defer { watcher.close() }
+                while try await watcher.owner(of: "org.openurld.Dispatcher1") == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            defer { pid.map(Binaries.stop) }
+            let result = try await run([Binaries.openurl, "-v", "https://clean.example/"], environment: polluted)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains(throughTheDaemon ? "(via openurld)" : "(via the system default)"), "\(result.stderr)")
+            let record = try #require(try await tree.waitForRecords(1).first)
+            for name in leaks.keys { #expect(record.environment[name] == nil, "\(name) leaked into the app") }
+            #expect(record.environment["XDG_ACTIVATION_TOKEN"] == "this-launch")
+            #expect(record.environment["DESKTOP_STARTUP_ID"] == "this-launch")
+            #expect(record.environment["KEEP_ME"] == "yes")
+        }
+    }
+
     @Test func explainHandlersStatusAndDefault() async throws {
         try await withSession { s in
             let explain = try await s.openurl("explain", "https://example.com/")
