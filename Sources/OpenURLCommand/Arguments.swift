@@ -10,8 +10,9 @@ public enum Command: Equatable, Sendable {
     case detect(DetectOptions)
     case handle(HandleOptions)
     case showDefault(schemes: [String])
-    case setDefault(schemes: [String])
-    case unsetDefault(schemes: [String])
+    /// `types`: MIME types, `x-scheme-handler/SCHEME` for schemes.
+    case setDefault(types: [String])
+    case unsetDefault(types: [String])
     case status(json: Bool)
     case help(topic: String?)
     case version
@@ -49,6 +50,13 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 extension Command {
     static let subcommands = ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "status", "help"]
     static let defaultSchemes = ["http", "https"]
+    /// What a desktop sets for its default web browser: GNOME Settings'
+    /// "Web" row (x-scheme-handler/http plus text/html, application/xhtml+xml
+    /// and x-scheme-handler/https) and xdg-settings (about: and unknown: too).
+    static let browserTypes = [
+        "x-scheme-handler/http", "x-scheme-handler/https", "x-scheme-handler/about", "x-scheme-handler/unknown",
+        "text/html", "application/xhtml+xml",
+    ]
 
     /// Parses `arguments` (without the program name).
     public static func parse(_ arguments: [String]) throws(UsageError) -> Command {
@@ -99,13 +107,16 @@ extension Command {
             return .status(json: flags.contains("--json"))
         case "default", "set-default", "unset-default":
             let (flags, positional) = split(rest)
-            try check(flags, allowed: [], topic: first)
-            let schemes = positional.isEmpty ? defaultSchemes : positional.map { $0.lowercased() }
+            try check(flags, allowed: first == "default" ? [] : ["--browser"], topic: first)
+            let browser = flags.contains("--browser")
+            let schemes = positional.isEmpty && !browser ? defaultSchemes : positional.map { $0.lowercased() }
             for scheme in schemes where !isValidScheme(scheme) {
                 throw UsageError("'\(scheme)' is not a valid scheme", topic: first)
             }
-            return first == "default" ? .showDefault(schemes: schemes)
-                : first == "set-default" ? .setDefault(schemes: schemes) : .unsetDefault(schemes: schemes)
+            guard first != "default" else { return .showDefault(schemes: schemes) }
+            var types = browser ? browserTypes : []
+            for type in schemes.map({ "x-scheme-handler/" + $0 }) where !types.contains(type) { types.append(type) }
+            return first == "set-default" ? .setDefault(types: types) : .unsetDefault(types: types)
         default:
             return .handle(try parseHandle(rest))
         }

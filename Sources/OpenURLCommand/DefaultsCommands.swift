@@ -1,4 +1,5 @@
 import Desktop
+import DispatcherAPI
 import Glibc
 
 /// `default`, `set-default`, `unset-default`.
@@ -16,7 +17,9 @@ struct DefaultsCommands {
         return .accepted
     }
 
-    func set(_ schemes: [String], makeDefault: Bool) -> ExitStatus {
+    /// Makes the dispatcher the default for `types` (or undoes it), then
+    /// prints each change.
+    func set(_ types: [String], makeDefault: Bool) -> ExitStatus {
         let base = BaseDirectories(environment: environment)
         let path = base.configHome + "/mimeapps.list"
         // A missing file is empty; one that exists but cannot be read (or is
@@ -38,24 +41,61 @@ struct DefaultsCommands {
             return .rejected
         }
         guard let catalog = readCatalog() else { return .rejected }
-        let system = DesktopDatabase.system(path: environment["PATH"])
-        for scheme in schemes {
-            let mime = "x-scheme-handler/" + scheme
-            if makeDefault {
-                let previous = catalog.defaultApplication(for: mime, system: system)?.id
-                editor.makeDefault(Self.dispatcherID, for: mime, previous: previous)
-            } else {
-                editor.removeDefault(Self.dispatcherID, for: mime)
-            }
-        }
-        guard editor.text != original else { return .accepted }
-        do {
-            try writeAtomically(editor.text, to: path)
-        } catch {
-            Console.error("cannot write \(path): \(error.description)")
+        if makeDefault, let problem = installationProblem(base, catalog) {
+            Console.error(problem + "; \(path) not changed")
             return .rejected
         }
+        let system = DesktopDatabase.system(path: environment["PATH"])
+        var report = ""
+        for type in types {
+            let previous = catalog.defaultApplication(for: type, system: system)?.id
+            let before = editor.defaults(for: type)?.first ?? previous
+            if makeDefault {
+                editor.makeDefault(Self.dispatcherID, for: type, previous: previous)
+            } else {
+                editor.removeDefault(Self.dispatcherID, for: type)
+            }
+            let after = editor.defaults(for: type)?.first
+            let label = type.hasPrefix("x-scheme-handler/") ? String(type.dropFirst(17)) : type
+            let fallback = previous.map { " (\($0) kept as fallback)" } ?? " (no other application for it: such URLs will be rejected)"
+            switch (makeDefault, before == after) {
+            case (true, true): report += "\(label): already \(Self.dispatcherID)\(fallback)\n"
+            case (true, false): report += "\(label): \(before ?? "(none)") → \(Self.dispatcherID)\(fallback)\n"
+            case (false, true): report += "\(label): unchanged (\(before ?? "no default"))\n"
+            case (false, false): report += "\(label): \(Self.dispatcherID) → \(after ?? previous ?? "(none)")\n"
+            }
+        }
+        if editor.text != original {
+            do {
+                try writeAtomically(editor.text, to: path)
+            } catch {
+                Console.error("cannot write \(path): \(error.description)")
+                return .rejected
+            }
+        }
+        Console.out(report)
         return .accepted
+    }
+
+    /// Why desktops would not take the dispatcher as a default, or `nil`:
+    /// its desktop file must be in an applications directory (GIO, KDE and
+    /// xdg-open ignore defaults naming a file they cannot find), and since
+    /// the file is `DBusActivatable`, its D-Bus service file must be where
+    /// the session bus looks for services.
+    func installationProblem(_ base: BaseDirectories, _ catalog: ApplicationCatalog) -> String? {
+        let dataDirectories = [base.dataHome] + base.dataDirs
+        guard catalog.entries[Self.dispatcherID] != nil else {
+            return "\(Self.dispatcherID) is not installed in any applications directory ("
+                + dataDirectories.map { $0 + "/applications" }.joined(separator: ", ")
+                + "), so desktops would ignore it as a default; install openurld first (make install-user, or the package)"
+        }
+        let service = "dbus-1/services/" + DispatcherAPI.busName.rawValue + ".service"
+        guard dataDirectories.contains(where: { FileSystem.exists($0 + "/" + service) }) else {
+            return "\(Self.dispatcherID) is installed, but \(DispatcherAPI.busName.rawValue).service is in none of "
+                + dataDirectories.map { $0 + "/dbus-1/services" }.joined(separator: ", ")
+                + ", so the session bus could not start openurld for a link; install openurld first (make install-user, or the package)"
+        }
+        return nil
     }
 }
 

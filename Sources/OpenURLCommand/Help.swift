@@ -41,10 +41,11 @@ enum Help {
           detect [TEXT]          print (or --open) the links TEXT or standard input mentions
           handle ... -- CMD      run CMD for each URL, as a handler, while openurl runs
           default [SCHEME...]    show the application the fallback would use
-          set-default [SCHEME...]
+          set-default [--browser] [SCHEME...]
                                  make openurld the default for the schemes
-                                 (http and https when none are given)
-          unset-default [SCHEME...]
+                                 (http and https when none are given), or
+                                 the default web browser
+          unset-default [--browser] [SCHEME...]
                                  undo set-default
           status                 show whether openurld is running
 
@@ -221,8 +222,8 @@ enum Help {
 
     static let defaults = """
         Usage: openurl default [SCHEME]...
-               openurl set-default [SCHEME]...
-               openurl unset-default [SCHEME]...
+               openurl set-default [--browser] [SCHEME]...
+               openurl unset-default [--browser] [SCHEME]...
 
         default shows, per scheme, the application openurld's fallback would launch
         (never openurld itself), from the XDG mimeapps.list files and desktop entries.
@@ -230,16 +231,31 @@ enum Help {
         set-default makes openurld (org.openurld.Dispatcher1.desktop) the default
         x-scheme-handler for each SCHEME in $XDG_CONFIG_HOME/mimeapps.list, keeping
         the previous default listed right after it, which is where the fallback
-        finds it. unset-default removes openurld from those lines again.
+        finds it, and prints each change:
+
+          http: firefox.desktop → org.openurld.Dispatcher1.desktop (firefox.desktop kept as fallback)
+
+        With --browser it sets what desktops set for the default web browser:
+        x-scheme-handler/http, https, about and unknown, text/html and
+        application/xhtml+xml (then `xdg-settings check default-web-browser
+        org.openurld.Dispatcher1.desktop` answers yes). unset-default removes
+        openurld from those lines again.
+
+        set-default refuses (exit status 1, nothing changed) unless the dispatcher
+        is installed where the desktop finds it: its desktop file in an
+        applications directory of $XDG_DATA_HOME or $XDG_DATA_DIRS, and its D-Bus
+        service file in a dbus-1/services directory there. A default naming a
+        desktop file that cannot be found is ignored, and links would bypass
+        openurld.
 
         Only those lines change: every other line, group, comment and their order
         are kept byte for byte. The file is replaced atomically. A file that cannot
         be parsed is left alone, with an error.
 
-        SCHEME defaults to http and https.
+        SCHEME defaults to http and https (to none with --browser).
 
-        Exit status: 0 on success, 1 when mimeapps.list cannot be parsed or written,
-        2 on a usage error.
+        Exit status: 0 on success, 1 when the dispatcher is not installed or
+        mimeapps.list cannot be parsed or written, 2 on a usage error.
 
         """
 

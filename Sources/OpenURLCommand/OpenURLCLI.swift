@@ -43,10 +43,10 @@ public enum OpenURLCLI {
             status = await HandleCommand(environment: environment, options: options).run()
         case .showDefault(let schemes):
             status = DefaultsCommands(environment: environment).show(schemes)
-        case .setDefault(let schemes):
-            status = DefaultsCommands(environment: environment).set(schemes, makeDefault: true)
-        case .unsetDefault(let schemes):
-            status = DefaultsCommands(environment: environment).set(schemes, makeDefault: false)
+        case .setDefault(let types):
+            status = DefaultsCommands(environment: environment).set(types, makeDefault: true)
+        case .unsetDefault(let types):
+            status = DefaultsCommands(environment: environment).set(types, makeDefault: false)
         }
         return status.rawValue
     }

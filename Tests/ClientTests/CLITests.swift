@@ -329,6 +329,7 @@ struct CLITests {
             let desktopFile = try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop.in", encoding: .utf8)
                 .replacingOccurrences(of: "@BINDIR@", with: s.tree.root + "/bin")
             try s.tree.write("data/applications/org.openurld.Dispatcher1.desktop", desktopFile)
+            try s.tree.write("usr/share/dbus-1/services/org.openurld.Dispatcher1.service", "[D-BUS Service]\nName=org.openurld.Dispatcher1\n")
             let original = """
                 # my settings, keep this comment
                 [Default Applications]
@@ -342,6 +343,11 @@ struct CLITests {
             try s.tree.write("config/mimeapps.list", original)
             let set = try await s.openurl("set-default")
             #expect(set.status == 0, "\(set.stderr)")
+            #expect(set.stdout == """
+                http: browser.desktop → org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)
+                https: browser.desktop → org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)
+
+                """)
             let afterSet = try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8)
             #expect(afterSet == """
                 # my settings, keep this comment
@@ -363,12 +369,18 @@ struct CLITests {
             #expect(try await s.openurl("default", "https").stdout == "https  browser.desktop\n")
             #expect(try await s.openurl("https://after-set-default.example/").status == 0)
             #expect(try await s.tree.waitForRecords(1).first?.app == "browser")
-            // Setting twice changes nothing.
-            _ = try await s.openurl("set-default")
+            // Setting twice changes nothing, and says so.
+            #expect(try await s.openurl("set-default", "https").stdout
+                == "https: already org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)\n")
             #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == afterSet)
 
             let unset = try await s.openurl("unset-default")
             #expect(unset.status == 0)
+            #expect(unset.stdout == """
+                http: org.openurld.Dispatcher1.desktop → browser.desktop
+                https: org.openurld.Dispatcher1.desktop → browser.desktop
+
+                """)
             #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == """
                 # my settings, keep this comment
                 [Default Applications]
@@ -380,6 +392,58 @@ struct CLITests {
                 image/png=viewer.desktop;
 
                 """)
+        }
+    }
+
+    /// A default naming a desktop file the desktop cannot find is ignored,
+    /// so links would bypass openurld: set-default refuses, and says what to
+    /// install (issue 14, item 7).
+    @Test func setDefaultRefusesWhenTheDispatcherIsNotInstalled() async throws {
+        try await withSession(daemon: false) { s in
+            let missing = try await s.openurl("set-default")
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("org.openurld.Dispatcher1.desktop is not installed in any applications directory ("
+                + s.tree.root + "/data/applications, "), "\(missing.stderr)")
+            #expect(missing.stderr.contains("install openurld first"))
+            #expect(!FileManager.default.fileExists(atPath: s.tree.root + "/config/mimeapps.list"))
+            try s.tree.app("org.openurld.Dispatcher1.desktop", schemes: ["http", "https"], extra: "DBusActivatable=true")
+            let noService = try await s.openurl("set-default")
+            #expect(noService.status == 1)
+            #expect(noService.stderr.contains("org.openurld.Dispatcher1.service is in none of " + s.tree.root + "/data/dbus-1/services"),
+                    "\(noService.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: s.tree.root + "/config/mimeapps.list"))
+        }
+    }
+
+    /// `--browser` sets what desktops set for a web browser.
+    @Test func setDefaultBrowserSetsTheWholeGroup() async throws {
+        try await withSession(daemon: false) { s in
+            try s.tree.app("org.openurld.Dispatcher1.desktop", schemes: ["http", "https"], extra: "DBusActivatable=true")
+            try s.tree.write("data/dbus-1/services/org.openurld.Dispatcher1.service", "[D-BUS Service]\nName=org.openurld.Dispatcher1\n")
+            try s.tree.write("data/applications/browser.desktop", """
+                [Desktop Entry]
+                Type=Application
+                Name=browser
+                Exec=recorder browser %u
+                MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;application/xhtml+xml;
+
+                """)
+            let set = try await s.openurl("set-default", "--browser")
+            #expect(set.status == 0, "\(set.stderr)")
+            #expect(set.stdout == """
+                http: browser.desktop → org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)
+                https: browser.desktop → org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)
+                about: (none) → org.openurld.Dispatcher1.desktop (no other application for it: such URLs will be rejected)
+                unknown: (none) → org.openurld.Dispatcher1.desktop (no other application for it: such URLs will be rejected)
+                text/html: browser.desktop → org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)
+                application/xhtml+xml: browser.desktop → org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)
+
+                """, "\(set.stdout)")
+            // xdg-settings, as a desktop's own tool, now counts openurld as the default browser.
+            var environment = s.environment
+            environment["XDG_CURRENT_DESKTOP"] = "X-Generic"
+            let check = try await run(["xdg-settings", "check", "default-web-browser", "org.openurld.Dispatcher1.desktop"], environment: environment)
+            #expect(check.stdout == "yes\n", "\(check.stdout)\(check.stderr)")
         }
     }
 
