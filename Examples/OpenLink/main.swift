@@ -15,8 +15,13 @@ let openURL = OpenURLAction.system
 if await openURL(url) {
     print("opened \(url)")
 } else {
-    // The detailed form says why.
-    let outcome = try? await OpenURLAction.open(url, options: OpenURLOptions())
-    print("not opened: \(outcome?.outcome?.rawValue ?? "openurld unreachable") \(outcome?.message ?? "")")
+    // The detailed form says why: the outcome, or the dispatcher's error
+    // (an invalid URL, say), or why it could not be reached.
+    do {
+        let outcome = try await OpenURLAction.open(url, options: OpenURLOptions())
+        print("not opened: \(outcome.outcome?.rawValue ?? "unknown outcome")\(outcome.message.map { ": " + $0 } ?? "")")
+    } catch {
+        print("not opened: \(OpenURLAction.describe(error))")
+    }
     exit(1)
 }

@@ -183,6 +183,25 @@ public struct DispatcherClient: Sendable {
     }
 
     /// Whether an error means "no dispatcher to talk to" rather than a refusal.
+    /// Says, for people, why the dispatcher could not be reached, without
+    /// the bus's own wording ("was not provided by any .service files").
+    public static func unreachableReason(_ error: DBusError) -> String {
+        switch error.name {
+        case .serviceUnknown:
+            return "openurld is not running on this session bus, and the bus cannot start it (its D-Bus service file, "
+                + "\(DispatcherAPI.busName).service, is not installed)"
+        case .nameHasNoOwner: return "openurld is not running on this session bus"
+        case .noReply: return "openurld did not answer in time"
+        case .disconnected: return "the session bus connection closed"
+        case ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ChildExited"),
+             ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ExecFailed"),
+             ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ServiceNotFound"),
+             ErrorName(trusted: "org.freedesktop.DBus.Error.FileNotFound"):
+            return "the session bus could not start openurld (\(error.message))"
+        default: return error.message
+        }
+    }
+
     public static func isUnreachable(_ error: DBusError) -> Bool {
         [ErrorName.serviceUnknown, .nameHasNoOwner, .noReply, .disconnected, ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ChildExited"),
          ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ExecFailed"), ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ServiceNotFound"),

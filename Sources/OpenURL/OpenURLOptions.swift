@@ -45,6 +45,13 @@ extension OpenURLAction {
             accepted: result.accepted, outcome: result.outcome, finalURL: result.url, handler: result.handler,
             application: result.application, message: result.message)
     }
+
+    /// Why `open(_:options:)` threw, for people: the dispatcher's refusal
+    /// (an invalid URL, say), or why it could not be reached, without the
+    /// bus's own wording.
+    public static func describe(_ error: DBusError) -> String {
+        DispatcherClient.isUnreachable(error) ? DispatcherClient.unreachableReason(error) : error.message
+    }
 }
 
 /// The process's session-bus connection, made on first use and made again

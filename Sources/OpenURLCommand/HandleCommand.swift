@@ -44,8 +44,12 @@ struct HandleCommand {
         do {
             path = try await host.add(spec) { url, context in await ask(program, url: url, context: context) }
         } catch {
-            Console.error("openurld refused the handler: \(error.message)")
-            return DispatcherClient.isUnreachable(error) ? .unreachable : .rejected
+            guard DispatcherClient.isUnreachable(error) else {
+                Console.error("openurld refused the handler: \(error.message)")
+                return .rejected
+            }
+            Console.error("cannot register the handler: \(DispatcherClient.unreachableReason(error))")
+            return .unreachable
         }
         Console.error("handler \(host.id(of: path).map(String.init) ?? "?") registered for \(spec.schemes.joined(separator: ",")); stop with Ctrl-C")
         for await reason in stops {

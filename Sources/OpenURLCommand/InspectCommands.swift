@@ -37,8 +37,9 @@ struct InspectCommands {
             Console.out(Self.describe(url, steps: steps, application: application))
             return .accepted
         } catch {
-            Console.error(error.message)
-            return DispatcherClient.isUnreachable(error) ? .unreachable : .usage
+            let unreachable = DispatcherClient.isUnreachable(error)
+            Console.error(unreachable ? DispatcherClient.unreachableReason(error) : error.message)
+            return unreachable ? .unreachable : .usage
         }
     }
 
@@ -120,7 +121,7 @@ struct InspectCommands {
             Console.out(table(rows))
             return .accepted
         } catch {
-            Console.error(error.message)
+            Console.error(DispatcherClient.isUnreachable(error) ? DispatcherClient.unreachableReason(error) : error.message)
             return .unreachable
         }
     }

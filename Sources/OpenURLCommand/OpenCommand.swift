@@ -57,20 +57,20 @@ struct OpenCommand {
     }
 
     private func open(_ url: ValidatedURL, token: String?, connection: Connection?, direct: inout Direct?) async -> ExitStatus {
-        var unreachableBecause = "no session bus"
+        var unreachableBecause = "openurld is not reachable (no session bus)"
         if let connection {
             do {
                 let result = try await DispatcherClient(connection: connection).open(url.text, activationToken: token)
-                report(url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
+                report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
                 return result.accepted ? .accepted : .rejected
             } catch where DispatcherClient.isUnreachable(error) {
-                unreachableBecause = error.message
+                unreachableBecause = DispatcherClient.unreachableReason(error)
             } catch {
                 Console.error("\(url.text): \(error.message)")
                 return error.name == .invalidArgs ? .usage : .unreachable
             }
         }
-        if verbose { Console.error("openurld is not reachable (\(unreachableBecause)); opening \(url.text) directly") }
+        if verbose { Console.error("\(unreachableBecause); opening \(url.text) directly") }
         if direct == nil { direct = Direct(environment: environment, connection: connection) }
         let (fallback, rules) = (direct!.fallback, direct!.rules)
         // The daemon's walk deadline, here too: rules, their launches and the fallback.
@@ -103,25 +103,29 @@ struct OpenCommand {
         }
         switch await fallback.open(walked.finalURL, activationToken: token) {
         case .opened(let application):
-            report(url, .opened, handler: nil, application: application, message: nil, via: "the system default")
+            report(url, as: walked.finalURL.text, .opened, handler: nil, application: application, message: nil, via: "the system default")
             return .accepted
         case .refused(let reason):
-            report(url, .refused, handler: nil, application: nil, message: reason, via: "the system default")
+            report(url, as: walked.finalURL.text, .refused, handler: nil, application: nil, message: reason, via: "the system default")
             return .rejected
         case .noApplication(let reason):
-            report(url, .noApplication, handler: nil, application: nil, message: reason, via: "the system default")
+            report(url, as: walked.finalURL.text, .noApplication, handler: nil, application: nil, message: reason, via: "the system default")
             return .unreachable
         case .launchFailed(let application, let reason):
-            report(url, .launchFailed, handler: nil, application: application, message: reason, via: "the system default")
+            report(url, as: walked.finalURL.text, .launchFailed, handler: nil, application: application, message: reason, via: "the system default")
             return .unreachable
         }
     }
 
     /// Rejections always go to standard error; with --verbose, successes too.
-    private func report(_ url: ValidatedURL, _ outcome: Outcome?, handler: UInt32?, application: String?, message: String?, via: String) {
+    /// - Parameter finalURL: the URL as the walk left it, shown after an arrow when handlers or rules rewrote it.
+    private func report(
+        _ url: ValidatedURL, as finalURL: String? = nil, _ outcome: Outcome?, handler: UInt32?, application: String?, message: String?, via: String
+    ) {
         let accepted = outcome?.isAccepted ?? false
         guard verbose || !accepted else { return }
-        var line = "\(url.text): \(outcome?.rawValue ?? "unknown outcome") (via \(via))"
+        let shown = finalURL.map { $0 == url.text ? url.text : "\(url.text) → \($0)" } ?? url.text
+        var line = "\(shown): \(outcome?.rawValue ?? "unknown outcome") (via \(via))"
         if let handler { line += ", handler \(handler)" }
         if let application { line += ", \(application)" }
         if let message { line += ": \(message)" }

@@ -22,7 +22,7 @@ struct RuleCommands {
                 Console.error(error.message)
                 return .unreachable
             }
-            Console.error("openurld is not reachable (\(error.message)); showing the rule files as it would load them")
+            Console.error("\(DispatcherClient.isUnreachable(error) ? DispatcherClient.unreachableReason(error) : "openurld cannot list its rules"); showing the rule files as it would load them")
             let load = RuleFiles.load(from: directories)
             rules = load.rules.map(Self.info)
             problems = load.diagnostics.map(\.description)

@@ -82,7 +82,7 @@ struct CLITests {
         try await withSession(daemon: false) { s in
             let result = try await s.openurl("-v", "https://direct.example/")
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.contains("openurld is not reachable"))
+            #expect(result.stderr.contains("openurld is not running on this session bus"), "\(result.stderr)")
             #expect(try await s.tree.waitForRecords(1).first?.arguments == ["https://direct.example/"])
             #expect(try await s.openurl("gopher://nothing").status == 3)
             var noBus = s.environment
@@ -265,8 +265,35 @@ struct CLITests {
             let refused = try await s.openurl("https://ads.example/x")
             #expect(refused.status == 1 && refused.stderr.contains("discarded (via the rules): rule 'block'"), "\(refused.stderr)")
             let rules = try await s.openurl("rules")
-            #expect(rules.stderr.contains("openurld is not reachable"))
+            #expect(rules.stderr.contains("openurld is not running on this session bus"), "\(rules.stderr)")
             #expect(rules.stdout.contains("nitter"))
+        }
+    }
+
+    /// Errors say what happened in the person's terms, not the bus's, and
+    /// -v shows where a rewritten URL went (issue 14, item 10).
+    @Test func errorsSpeakOfOpenurldNotOfThePlumbing() async throws {
+        try await withSession(daemon: false) { s in
+            let handle = try await s.openurl("handle", "--scheme", "https", "--", "true")
+            #expect(handle.status == 3)
+            #expect(handle.stderr == "openurl: cannot register the handler: openurld is not running on this session bus, "
+                + "and the bus cannot start it (its D-Bus service file, org.openurld.Dispatcher1.service, is not installed)\n",
+                "\(handle.stderr)")
+            #expect(!handle.stderr.contains(".service files"))
+            let explain = try await s.openurl("explain", "https://example.com/")
+            #expect(explain.status == 3 && explain.stderr.hasPrefix("openurl: openurld is not running on this session bus"), "\(explain.stderr)")
+
+            try s.tree.write("config/openurld/rules.d/10-mine.rules", Self.rulesFile)
+            let rewritten = try await s.openurl("-v", "https://twitter.com/jack")
+            #expect(rewritten.stderr.contains("https://twitter.com/jack → https://nitter.net/jack: opened (via the system default), browser.desktop"),
+                    "\(rewritten.stderr)")
+        }
+        try await withSession { s in
+            let invalid = try await run([Binaries.directory + "/open-link", "not a url"], environment: s.environment)
+            #expect(invalid.status == 1)
+            #expect(invalid.stdout == "not opened: URL has no scheme (expected something like 'https:')\n", "\(invalid.stdout)")
+            let rewritten = try await s.openurl("-v", "https://example.com/a")
+            #expect(rewritten.stderr.contains("https://example.com/a: opened (via openurld), browser.desktop"), "\(rewritten.stderr)")
         }
     }
 
