@@ -23,16 +23,21 @@ public final class DesktopSystemDefault: SystemDefault {
         "javascript": "javascript: URLs run code in whatever opens them; the fallback never opens them",
         "vbscript": "vbscript: URLs run code in whatever opens them; the fallback never opens them",
         "data": "data: URLs carry their own content, possibly a page with scripts; the fallback never opens them",
-        "file": "file: URLs are not supported by the fallback yet",
     ]
 
     public func application(for url: ValidatedURL) -> String? {
         guard Self.refusedSchemes[url.scheme] == nil else { return nil }
+        if url.scheme == "file" {
+            let globs = MimeGlobs.load(database.base)
+            guard let file = try? LocalFile(url, globs: globs) else { return nil }
+            return (try? entry(forType: file.mimeType, globs: globs))?.id
+        }
         return (try? entry(for: url))?.id
     }
 
     public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
         if let reason = Self.refusedSchemes[url.scheme] { return .refused(reason: reason) }
+        if url.scheme == "file" { return await openFile(url, activationToken: activationToken) }
         let found: DesktopEntry?
         do {
             found = try entry(for: url)
@@ -72,5 +77,31 @@ public final class DesktopSystemDefault: SystemDefault {
 
     private func entry(for url: ValidatedURL) throws(ResourceExhausted) -> DesktopEntry? {
         try database.catalog().defaultApplication(for: "x-scheme-handler/" + url.scheme, system: system)
+    }
+
+    /// A `file:` URL goes to the default application for the file's MIME
+    /// type (or the nearest of its parent types that has one), as GIO and
+    /// xdg-open open files; the dispatcher itself is never chosen, even when
+    /// it is the default for `text/html`.
+    private func openFile(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+        let globs = MimeGlobs.load(database.base)
+        let file: LocalFile
+        do { file = try LocalFile(url, globs: globs) } catch { return .refused(reason: error.reason) }
+        let found: DesktopEntry?
+        do { found = try entry(forType: file.mimeType, globs: globs) } catch {
+            return .launchFailed(application: nil, reason: "cannot read the application directories: \(error)")
+        }
+        guard let entry = found else { return .noApplication(reason: "no application is set up for \(file.mimeType) (\(file.path))") }
+        do {
+            try await launcher.open(url.text, localPath: file.path, with: entry, activationToken: activationToken)
+            return .opened(application: entry.id)
+        } catch {
+            return .launchFailed(application: entry.id, reason: error.reason)
+        }
+    }
+
+    private func entry(forType mimeType: String, globs: MimeGlobs) throws(ResourceExhausted) -> DesktopEntry? {
+        let catalog = try database.catalog()
+        return globs.lineage(of: mimeType).lazy.compactMap { catalog.defaultApplication(for: $0, system: self.system) }.first
     }
 }

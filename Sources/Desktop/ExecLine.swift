@@ -64,18 +64,19 @@ public struct ExecLine: Sendable, Equatable {
 
     /// The argv for opening `url` with `entry`.
     /// - Throws: when the line cannot receive a URL, so it would be lost.
-    public func arguments(for url: String, entry: DesktopEntry) throws(ExecLineError) -> [String] {
-        guard acceptsURLs else {
-            if parts.contains(where: { if case .target = $0 { true } else { false } }) {
-                throw ExecLineError("the application opens files only (%f or %F), not URLs")
-            }
+    /// - Parameter localPath: for a `file:` URL, its path, which `%f` and `%F` take.
+    public func arguments(for url: String, localPath: String? = nil, entry: DesktopEntry) throws(ExecLineError) -> [String] {
+        let takesFiles = parts.contains(where: { if case .target = $0 { true } else { false } })
+        guard acceptsURLs || (takesFiles && localPath != nil) else {
+            if takesFiles { throw ExecLineError("the application opens files only (%f or %F), not URLs") }
             throw ExecLineError("Exec has no %u or %U, so the URL could not be passed")
         }
+        let target = acceptsURLs ? url : localPath!
         var argv: [String] = []
         for part in parts {
             switch part {
             case .literal(let text): argv.append(text)
-            case .target: argv.append(url)
+            case .target: argv.append(target)
             case .icon: if let icon = entry.icon, !icon.isEmpty { argv += ["--icon", icon] }
             case .name: argv.append(entry.name)
             case .location: if !entry.path.isEmpty { argv.append(entry.path) }

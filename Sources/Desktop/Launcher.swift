@@ -36,7 +36,8 @@ public final class Launcher: Sendable {
     /// Opens `url` with `entry`.
     /// - Returns: the PID of a spawned process, `nil` for D-Bus activation.
     @discardableResult
-    public func open(_ url: String, with entry: DesktopEntry, activationToken: String?) async throws(Failure) -> pid_t? {
+    /// - Parameter localPath: for a `file:` URL, its path (for `%f` and `%F`).
+    public func open(_ url: String, localPath: String? = nil, with entry: DesktopEntry, activationToken: String?) async throws(Failure) -> pid_t? {
         if entry.dbusActivatable, let connection, let name = try? BusName(entry.busName) {
             try await activate(name, url: url, token: activationToken, on: connection)
             return nil
@@ -44,7 +45,7 @@ public final class Launcher: Sendable {
         guard let exec = entry.exec else { throw Failure(reason: "\(entry.id) has no Exec line") }
         var argv: [String]
         do {
-            argv = try ExecLine(exec).arguments(for: url, entry: entry)
+            argv = try ExecLine(exec).arguments(for: url, localPath: localPath, entry: entry)
         } catch {
             throw Failure(reason: "\(entry.id): invalid Exec line: \(error)")
         }

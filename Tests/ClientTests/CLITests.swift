@@ -132,6 +132,40 @@ struct CLITests {
         }
     }
 
+    /// As the default browser, openurld is sent HTML files, as paths or file:
+    /// URLs: each goes to the default application for its MIME type, never
+    /// to the dispatcher, although it is that type's first default (issue 14, item 9).
+    @Test func filesGoToTheApplicationForTheirType() async throws {
+        try await withSession { s in
+            try s.tree.write("usr/share/mime/globs2", "80:text/html:*.html\n50:application/x-desktop:*.desktop\n50:text/plain:*.txt\n")
+            try s.tree.app("org.openurld.Dispatcher1.desktop", schemes: ["https"], exec: "openurl %U", extra: "DBusActivatable=true\nMimeType=text/html;")
+            try s.tree.app("viewer.desktop", schemes: [], exec: "recorder viewer %f", extra: "MimeType=text/html;")
+            try s.tree.write("config/mimeapps.list", "[Default Applications]\ntext/html=org.openurld.Dispatcher1.desktop;viewer.desktop;\n")
+            try s.tree.write("home/My Pages/a page.html", "<p>hi</p>")
+            try s.tree.write("home/evil.desktop", "[Desktop Entry]\nType=Application\nExec=sh -c 'rm -rf ~'\n")
+            try s.tree.write("home/notes.txt", "no app for text/plain here")
+
+            // A relative path, from the caller's working directory.
+            let byPath = try await run(["sh", "-c", "cd \"$1\" && shift && exec \"$@\"", "sh", s.tree.root + "/home",
+                                        Binaries.openurl, "-v", "My Pages/a page.html"], environment: s.environment)
+            #expect(byPath.status == 0, "\(byPath.stderr)")
+            let fileURL = "file://" + s.tree.root + "/home/My%20Pages/a%20page.html"
+            #expect(byPath.stderr.contains(fileURL + ": opened (via openurld), viewer.desktop"), "\(byPath.stderr)")
+            #expect(try await s.tree.waitForRecords(1).first?.arguments == [s.tree.root + "/home/My Pages/a page.html"])
+
+            let evil = try await s.openurl("file://" + s.tree.root + "/home/evil.desktop")
+            #expect(evil.status == 1 && evil.stderr.contains("is application/x-desktop, which opening could run"), "\(evil.stderr)")
+            let missing = try await s.openurl("file:///nonexistent/page.html")
+            #expect(missing.status == 1 && missing.stderr.contains("/nonexistent/page.html does not exist"), "\(missing.stderr)")
+            let remote = try await s.openurl("file://elsewhere.example/etc/passwd")
+            #expect(remote.status == 1 && remote.stderr.contains("file: URLs of other hosts (elsewhere.example)"), "\(remote.stderr)")
+            let plain = try await s.openurl(s.tree.root + "/home/notes.txt")
+            #expect(plain.status == 1 && plain.stderr.contains("no application is set up for text/plain"), "\(plain.stderr)")
+            #expect(try await s.openurl("explain", fileURL).stdout.hasSuffix("it would be opened with viewer.desktop\n"))
+            #expect(s.tree.recorded().count == 1)
+        }
+    }
+
     @Test func explainHandlersStatusAndDefault() async throws {
         try await withSession { s in
             let explain = try await s.openurl("explain", "https://example.com/")
@@ -445,7 +479,11 @@ struct CLITests {
     /// `--browser` sets what desktops set for a web browser.
     @Test func setDefaultBrowserSetsTheWholeGroup() async throws {
         try await withSession(daemon: false) { s in
-            try s.tree.app("org.openurld.Dispatcher1.desktop", schemes: ["http", "https"], extra: "DBusActivatable=true")
+            // The shipped desktop file, as installed.
+            try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
+            try s.tree.write("data/applications/org.openurld.Dispatcher1.desktop",
+                try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop.in", encoding: .utf8)
+                    .replacingOccurrences(of: "@BINDIR@", with: s.tree.root + "/bin"))
             try s.tree.write("data/dbus-1/services/org.openurld.Dispatcher1.service", "[D-BUS Service]\nName=org.openurld.Dispatcher1\n")
             try s.tree.write("data/applications/browser.desktop", """
                 [Desktop Entry]
@@ -471,6 +509,16 @@ struct CLITests {
             environment["XDG_CURRENT_DESKTOP"] = "X-Generic"
             let check = try await run(["xdg-settings", "check", "default-web-browser", "org.openurld.Dispatcher1.desktop"], environment: environment)
             #expect(check.stdout == "yes\n", "\(check.stdout)\(check.stderr)")
+            // GNOME Settings' Web row offers GLib's recommended applications for
+            // x-scheme-handler/http and sets the row's other types from the
+            // app's MimeType: the dispatcher is among them, and claims text/html.
+            var gioEnvironment = s.tree.environment
+            gioEnvironment["GIO_USE_VFS"] = "local"
+            let http = try await run(["gio", "mime", "x-scheme-handler/http"], environment: gioEnvironment)
+            let recommended = http.stdout.components(separatedBy: "Recommended applications:").last ?? ""
+            #expect(recommended.contains("org.openurld.Dispatcher1.desktop"), "\(http.stdout)")
+            let html = try await run(["gio", "mime", "text/html"], environment: gioEnvironment)
+            #expect(html.stdout.hasPrefix("Default application for “text/html”: org.openurld.Dispatcher1.desktop"), "\(html.stdout)")
         }
     }
 

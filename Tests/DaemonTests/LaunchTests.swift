@@ -79,7 +79,7 @@ struct LaunchTests {
             let cases: [(String, String)] = [
                 ("gopher://x", "no-application"), ("broken:x", "launch-failed"), ("nourl:x", "launch-failed"),
                 ("term:x", "launch-failed"), ("javascript:alert(1)", "refused"), ("data:text/html,x", "refused"),
-                ("vbscript:x", "refused"), ("file:///etc/passwd", "refused"),
+                ("vbscript:x", "refused"), ("file://remote.example/etc/passwd", "refused"), ("file:///etc/passwd", "no-application"),
             ]
             for (url, outcome) in cases {
                 let (accepted, result) = try await d.openWithOptions(client, url)

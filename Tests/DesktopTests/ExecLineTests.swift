@@ -80,6 +80,14 @@ import Testing
         }
     }
 
+    /// A `file:` URL reaches `%f` as its path and `%u` as the URL.
+    @Test func filesGoToPercentFAsPaths() throws {
+        #expect(try ExecLine("app %f").arguments(for: "file:///tmp/a%20b.html", localPath: "/tmp/a b.html", entry: Self.entry)
+            == ["app", "/tmp/a b.html"])
+        #expect(try ExecLine("app %U").arguments(for: "file:///tmp/a%20b.html", localPath: "/tmp/a b.html", entry: Self.entry)
+            == ["app", "file:///tmp/a%20b.html"])
+    }
+
     @Test func keyFileEscapesComeFirst() throws {
         // In the file: Exec=app "a\\\\b" %u → keyfile unescape → app "a\\b" %u → argv a\b.
         let file = try KeyFile(parsing: "[Desktop Entry]\nType=Application\nExec=app \"a\\\\\\\\b\" %u\n")

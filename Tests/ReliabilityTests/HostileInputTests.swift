@@ -35,7 +35,7 @@ struct HostileInputTests {
                 let error = await #expect(throws: DBusError.self) { try await d.open(client, url) }
                 #expect(error?.name == .invalidArgs, "\(url.prefix(40))")
             }
-            let fallbackRefuses = ["javascript:alert(1)", "data:text/html,<script>", "vbscript:msgbox", "file:///etc/passwd"]
+            let fallbackRefuses = ["javascript:alert(1)", "data:text/html,<script>", "vbscript:msgbox", "file://remote.example/etc/passwd", "file:///no/such/file"]
             for url in fallbackRefuses {
                 let (accepted, result) = try await d.openWithOptions(client, url)
                 #expect(!accepted && result["outcome"] == Variant("refused"), "\(url)")

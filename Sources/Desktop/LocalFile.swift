@@ -1,0 +1,60 @@
+import Glibc
+import Routing
+
+/// A `file:` URL's file, and its MIME type, as the fallback opens it: with
+/// the default application for the file's type (what a desktop sends its
+/// default browser for an HTML file), never for "the file: scheme".
+public struct LocalFile: Sendable, Equatable {
+    public let path: String
+    public let mimeType: String
+
+    /// Types the fallback refuses to hand on: opening these can run them.
+    /// (A session peer may ask for any file: it must not become a way to
+    /// start a program the person downloaded.)
+    public static let refusedTypes: Set<String> = [
+        "application/x-executable", "application/x-pie-executable", "application/x-sharedlib",
+        "application/x-shellscript", "application/x-desktop", "application/x-ms-dos-executable",
+        "application/x-msdownload", "application/x-msi", "application/x-appimage", "application/x-perl",
+        "application/x-ruby", "text/x-python", "text/x-python3", "application/x-java-archive",
+    ]
+
+    /// Why a `file:` URL is not opened.
+    public struct Refusal: Error, Equatable, Sendable {
+        public let reason: String
+    }
+
+    /// - Throws: `Refusal` for another host's file, a missing file, or a type in `refusedTypes`.
+    public init(_ url: ValidatedURL, globs: MimeGlobs) throws(Refusal) {
+        if let host = url.host?.description, !host.isEmpty, host != "localhost" {
+            throw Refusal(reason: "file: URLs of other hosts (\(host)) cannot be opened here")
+        }
+        guard let decoded = percentDecoded(url.path), decoded.hasPrefix("/"), !decoded.utf8.contains(0) else {
+            throw Refusal(reason: "the file: URL's path is not a valid local path")
+        }
+        var info = stat()
+        guard stat(decoded, &info) == 0 else {
+            throw Refusal(reason: "\(decoded) does not exist, or cannot be reached")
+        }
+        path = decoded
+        if info.st_mode & S_IFMT == S_IFDIR {
+            mimeType = "inode/directory"
+        } else {
+            let name = String(decoded.split(separator: "/").last ?? "")
+            mimeType = globs.type(ofFileNamed: name) ?? "application/octet-stream"
+        }
+        if Self.refusedTypes.contains(mimeType) {
+            throw Refusal(reason: "\(path) is \(mimeType), which opening could run; the fallback never opens such files")
+        }
+    }
+}
+
+extension MimeGlobs {
+    /// The database of `base`'s data directories (`$XDG_DATA_HOME`, then `$XDG_DATA_DIRS`).
+    public static func load(_ base: BaseDirectories) -> MimeGlobs {
+        MimeGlobs(directories: ([base.dataHome] + base.dataDirs).map { directory in
+            let mime = directory + "/mime/"
+            return ((try? FileSystem.read(mime + "globs2")) ?? nil, (try? FileSystem.read(mime + "aliases")) ?? nil,
+                    (try? FileSystem.read(mime + "subclasses")) ?? nil)
+        })
+    }
+}

@@ -1,0 +1,155 @@
+/// What the shared-mime-info database says about file names and type
+/// relations, read from each data directory's `mime/globs2`, `mime/aliases`
+/// and `mime/subclasses` (the Shared MIME-info Database specification).
+///
+/// Pure: built from file texts, most important directory first. Content
+/// sniffing (`mime/magic`) is not done: a file whose name matches no glob is
+/// `application/octet-stream`.
+public struct MimeGlobs: Sendable, Equatable {
+    /// One `weight:type:pattern[:flags]` line.
+    public struct Glob: Sendable, Equatable {
+        public let weight: Int
+        public let type: String
+        public let pattern: String
+        public let caseSensitive: Bool
+    }
+
+    public private(set) var globs: [Glob] = []
+    /// Alias → canonical type.
+    public private(set) var aliases: [String: String] = [:]
+    /// Type → its declared parents, in file order.
+    public private(set) var parents: [String: [String]] = [:]
+
+    /// - Parameter directories: per data directory, most important first, the
+    ///   texts of its `globs2`, `aliases` and `subclasses` files (`nil` when missing).
+    public init(directories: [(globs2: String?, aliases: String?, subclasses: String?)]) {
+        var cleared = Set<String>()
+        for directory in directories {
+            // Globs of all directories add up, except that __NOGLOBS__ in a
+            // more important directory drops a type's globs from less important ones.
+            var clearedHere = Set<String>()
+            for line in Self.lines(directory.globs2) {
+                let fields = line.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+                guard fields.count >= 3, let weight = Int(fields[0]), !fields[1].isEmpty, !fields[2].isEmpty else { continue }
+                let type = String(fields[1])
+                guard !cleared.contains(type) else { continue }
+                if fields[2] == "__NOGLOBS__" {
+                    clearedHere.insert(type)
+                    continue
+                }
+                let flags = fields.count > 3 ? fields[3].split(separator: ",") : []
+                globs.append(Glob(weight: weight, type: type, pattern: String(fields[2]), caseSensitive: flags.contains("cs")))
+            }
+            cleared.formUnion(clearedHere)
+            for line in Self.lines(directory.aliases) {
+                let pair = line.split(separator: " ")
+                if pair.count == 2, aliases[String(pair[0])] == nil { aliases[String(pair[0])] = String(pair[1]) }
+            }
+            for line in Self.lines(directory.subclasses) {
+                let pair = line.split(separator: " ")
+                guard pair.count == 2 else { continue }
+                let (child, parent) = (String(pair[0]), String(pair[1]))
+                if !(parents[child]?.contains(parent) ?? false) { parents[child, default: []].append(parent) }
+            }
+        }
+    }
+
+    private static func lines(_ text: String?) -> [Substring] {
+        (text ?? "").split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
+    }
+
+    /// The type of a file called `name` (the last path component), by the
+    /// specification's order: literal names, then the longest matching
+    /// `*.suffix`, then other patterns; within each, the highest weight.
+    /// - Returns: `nil` when no glob matches.
+    public func type(ofFileNamed name: String) -> String? {
+        let lowered = name.lowercased()
+        func matches(_ glob: Glob, _ test: (String, String) -> Bool) -> Bool {
+            glob.caseSensitive ? test(glob.pattern, name) : test(glob.pattern.lowercased(), lowered)
+        }
+        let literal = globs.filter { !Self.hasWildcards($0.pattern) && matches($0) { $0 == $1 } }
+        if let best = literal.max(by: { $0.weight < $1.weight }) { return canonical(best.type) }
+        let suffixes = globs.filter { Self.isSimpleSuffix($0.pattern) && matches($0) { $1.hasSuffix($0.dropFirst()) } }
+        if let best = suffixes.max(by: { ($0.pattern.count, $0.weight) < ($1.pattern.count, $1.weight) }) { return canonical(best.type) }
+        let others = globs.filter { Self.hasWildcards($0.pattern) && !Self.isSimpleSuffix($0.pattern) && matches($0, Self.fnmatch) }
+        if let best = others.max(by: { ($0.weight, $0.pattern.count) < ($1.weight, $1.pattern.count) }) { return canonical(best.type) }
+        return nil
+    }
+
+    /// The canonical name of `type` (aliases resolved).
+    public func canonical(_ type: String) -> String { aliases[type] ?? type }
+
+    /// `type` and then its ancestors, nearest first: declared parents, then
+    /// `text/plain` for `text/*`. (The implicit `application/octet-stream`
+    /// parent of every type is left out: its default application, a hex
+    /// editor perhaps, is no way to open a document.)
+    public func lineage(of type: String) -> [String] {
+        var result = [canonical(type)]
+        var index = 0
+        while index < result.count {
+            let current = result[index]
+            var next = parents[current] ?? []
+            if current.hasPrefix("text/"), current != "text/plain" { next.append("text/plain") }
+            for parent in next.map(canonical) where !result.contains(parent) { result.append(parent) }
+            index += 1
+        }
+        return result
+    }
+
+    private static func hasWildcards(_ pattern: String) -> Bool { pattern.contains { "*?[".contains($0) } }
+
+    private static func isSimpleSuffix(_ pattern: String) -> Bool {
+        pattern.hasPrefix("*") && !hasWildcards(String(pattern.dropFirst()))
+    }
+
+    /// `fnmatch` without flags: `*`, `?` and `[…]` (with `!` and ranges).
+    static func fnmatch(_ pattern: String, _ name: String) -> Bool {
+        let p = Array(pattern.unicodeScalars), n = Array(name.unicodeScalars)
+        func match(_ i: Int, _ j: Int) -> Bool {
+            var (i, j) = (i, j)
+            while i < p.count {
+                switch p[i] {
+                case "*":
+                    while i < p.count, p[i] == "*" { i += 1 }
+                    if i == p.count { return true }
+                    for k in j...n.count where match(i, k) { return true }
+                    return false
+                case "?":
+                    guard j < n.count else { return false }
+                case "[":
+                    guard j < n.count, let (matched, end) = bracket(i, n[j]) else { return false }
+                    guard matched else { return false }
+                    i = end
+                    j += 1
+                    continue
+                default:
+                    guard j < n.count, p[i] == n[j] else { return false }
+                }
+                i += 1
+                j += 1
+            }
+            return j == n.count
+        }
+        /// Whether `c` is in the bracket expression at `start`, and the index after it.
+        func bracket(_ start: Int, _ c: Unicode.Scalar) -> (Bool, Int)? {
+            var i = start + 1
+            let negated = i < p.count && (p[i] == "!" || p[i] == "^")
+            if negated { i += 1 }
+            var found = false
+            var first = true
+            while i < p.count, p[i] != "]" || first {
+                first = false
+                if i + 2 < p.count, p[i + 1] == "-", p[i + 2] != "]" {
+                    if p[i].value <= c.value, c.value <= p[i + 2].value { found = true }
+                    i += 3
+                } else {
+                    if p[i] == c { found = true }
+                    i += 1
+                }
+            }
+            guard i < p.count else { return nil }
+            return (found != negated, i + 1)
+        }
+        return match(0, 0)
+    }
+}

@@ -1,0 +1,65 @@
+import Desktop
+import Foundation
+import Routing
+import Testing
+
+/// File names to MIME types, from tables and from the machine's real
+/// shared-mime-info database.
+@Suite struct MimeGlobsTests {
+    static let globs = MimeGlobs(directories: [
+        (globs2: """
+            # weight:type:pattern[:flags]
+            80:text/html:*.html
+            50:application/xhtml+xml:*.html
+            50:application/x-compressed-tar:*.tar.gz
+            50:application/gzip:*.gz
+            50:text/x-makefile:makefile
+            50:text/x-readme:README*
+            50:text/x-c++src:*.C:cs
+            50:text/x-csrc:*.c:cs
+            40:image/x-olympus-orf:*.orf
+            50:text/x-log:*.log.[0-9]
+            50:application/x-mine:__NOGLOBS__
+            """, aliases: "text/xml application/xml\n", subclasses: "application/xhtml+xml application/xml\napplication/xml text/plain\n"),
+        (globs2: "50:application/x-mine:*.mine\n60:image/x-olympus-orf:*.ORF\n", aliases: nil, subclasses: nil),
+    ])
+
+    @Test(arguments: [
+        ("page.html", "text/html"),               // the higher weight of two equal patterns
+        ("PAGE.HTML", "text/html"),               // case-insensitive unless cs
+        ("a.tar.gz", "application/x-compressed-tar"),  // the longest suffix
+        ("a.gz", "application/gzip"),
+        ("Makefile", "text/x-makefile"),          // a literal name
+        ("README.md", "text/x-readme"),           // a full glob
+        ("x.c", "text/x-csrc"), ("x.C", "text/x-c++src"),
+        ("raw.orf", "image/x-olympus-orf"),       // globs of all directories add up
+        ("app.log.3", "text/x-log"),
+        ("x.mine", nil),                          // cleared by __NOGLOBS__ in a more important directory
+        ("no-extension", nil),
+    ] as [(String, String?)])
+    func fileNamesHaveTheirTypes(_ name: String, _ type: String?) {
+        #expect(Self.globs.type(ofFileNamed: name) == type)
+    }
+
+    @Test func lineageWalksDeclaredAndImplicitParents() {
+        #expect(Self.globs.lineage(of: "application/xhtml+xml") == ["application/xhtml+xml", "application/xml", "text/plain"])
+        #expect(Self.globs.lineage(of: "text/xml") == ["application/xml", "text/plain"])
+        #expect(Self.globs.lineage(of: "text/markdown") == ["text/markdown", "text/plain"])
+        #expect(Self.globs.lineage(of: "inode/directory") == ["inode/directory"])
+    }
+
+    /// The real database, as Debian's shared-mime-info installs it, read
+    /// through the same loader the fallback uses.
+    @Test func theMachinesDatabaseReadsAsDesktopsReadIt() throws {
+        try #require(FileManager.default.fileExists(atPath: "/usr/share/mime/globs2"), "shared-mime-info is not installed")
+        let real = MimeGlobs.load(BaseDirectories(environment: ["HOME": "/nonexistent", "XDG_DATA_DIRS": "/usr/share"]))
+        let expected: [(String, String)] = [
+            ("index.html", "text/html"), ("index.HTM", "text/html"), ("page.xhtml", "application/xhtml+xml"),
+            ("a.tar.gz", "application/x-compressed-tar"), ("Makefile", "text/x-makefile"), ("paper.pdf", "application/pdf"),
+            ("photo.JPG", "image/jpeg"), ("notes.txt", "text/plain"), ("run.sh", "application/x-shellscript"),
+            ("app.desktop", "application/x-desktop"),
+        ]
+        for (name, type) in expected { #expect(real.type(ofFileNamed: name) == type, "\(name)") }
+        #expect(real.lineage(of: "application/xhtml+xml").contains("application/xml"))
+    }
+}
