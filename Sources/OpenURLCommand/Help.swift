@@ -18,7 +18,7 @@ enum Help {
     }
 
     static let main = """
-        Usage: openurl [-v] URL...
+        Usage: openurl [-v] URL|PATH...
                openurl COMMAND [OPTION]... [ARG]...
 
         Open URLs through openurld, the programmable URL dispatcher: handlers
@@ -31,8 +31,13 @@ enum Help {
         This is also what the dispatcher's desktop file runs, so openurl can be the
         default web browser and mail client.
 
+        Every argument is checked before any is opened: an invalid URL, or a first
+        word spelled like a command that is not one ('openurl explian URL'), opens
+        nothing. A local PATH (absolute, ./ or ../, or an existing file) is opened
+        as its file: URL, with the default application for the file's MIME type.
+
         Commands:
-          URL...                 open each URL (the default command)
+          URL|PATH...            open each URL or file (the default command)
           explain URL            show which handlers and rules would be asked, what
                                  the rules would do, and where the URL would end up
           handlers               list the registered handlers
