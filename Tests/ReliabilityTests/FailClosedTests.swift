@@ -9,17 +9,23 @@ import TestSupport
 /// (issue 15, item 3).
 @Suite(.timeLimit(.minutes(1)))
 struct FailClosedTests {
+    /// Registers, on `connection`, a handler for https that takes a minute to
+    /// answer; the stream yields each time it is asked.
+    static func registerNeverAnswering(on connection: Connection, in d: DaemonHarness) async throws -> AsyncStream<Void> {
+        let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+        try await d.register(connection, spec(["https"], name: "blocker")) { _, _ in
+            askedContinuation.yield()
+            try? await Task.sleep(for: .seconds(60))
+            return answer("discarded")
+        }
+        return asked
+    }
+
     @Test func aLostBusOpensNoneOfTheURLsWaitingOnHandlers() async throws {
         try await DaemonHarness.with { d in
-            let handler = try await d.bus.connect()
-            let caller = try await d.bus.connect()
+            let (handler, caller) = (try await d.bus.connect(), try await d.bus.connect())
             defer { [handler, caller].forEach { $0.close() } }
-            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
-            try await d.register(handler, spec(["https"], name: "blocker")) { _, _ in
-                askedContinuation.yield()
-                try? await Task.sleep(for: .seconds(60))
-                return answer("discarded")
-            }
+            let asked = try await Self.registerNeverAnswering(on: handler, in: d)
             let walks = (0..<5).map { index in Task { try? await d.open(caller, "https://blocked.example/\(index)") } }
             for await _ in asked { break }
             d.daemon.close()
@@ -33,15 +39,9 @@ struct FailClosedTests {
     /// cancelling the calls in flight then ends their walks undecided.
     @Test func shutdownDrainsUntilItsLimitThenCancelsTheWalks() async throws {
         try await DaemonHarness.with { d in
-            let handler = try await d.bus.connect()
-            let caller = try await d.bus.connect()
+            let (handler, caller) = (try await d.bus.connect(), try await d.bus.connect())
             defer { [handler, caller].forEach { $0.close() } }
-            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
-            try await d.register(handler, spec(["https"], name: "stuck")) { _, _ in
-                askedContinuation.yield()
-                try? await Task.sleep(for: .seconds(60))
-                return answer("systemAction")
-            }
+            let asked = try await Self.registerNeverAnswering(on: handler, in: d)
             let walk = Task { try await d.openWithOptions(caller, "https://stuck.example/") }
             for await _ in asked { break }
             let started = ContinuousClock.now

@@ -23,33 +23,12 @@ public final class PrivateBus: Sendable {
         try busConfig(socket: directory + "/bus", serviceDirectories: serviceDirectories)
             .write(toFile: config, atomically: true, encoding: .utf8)
 
-        var fds: [Int32] = [0, 0]
-        // No O_CLOEXEC needed: spawn closes every descriptor above 2 in the child.
-        guard pipe(&fds) == 0 else { throw FixtureError("pipe failed: errno \(errno)") }
-        defer { close(fds[0]) }
         let childEnvironment = (environment ?? ProcessInfo.processInfo.environment)
             .filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }.map { "\($0.key)=\($0.value)" }
-        do {
-            pid = try spawn(
-                "/usr/bin/dbus-daemon",
-                arguments: ["dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],
-                environment: childEnvironment, stdout: .descriptor(fds[1]), stderr: .null)
-        } catch {
-            close(fds[1])
-            throw error
-        }
-        close(fds[1])
-
         // dbus-daemon prints its address once it listens.
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(fds[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-        guard !line.isEmpty else {
-            kill(pid, SIGKILL)
-            _ = reap(pid)
-            throw FixtureError("dbus-daemon did not print an address")
-        }
-        address = String(decoding: line, as: UTF8.self)
+        (pid, address) = try spawnAndReadFirstLine(
+            "/usr/bin/dbus-daemon", arguments: ["dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],
+            environment: childEnvironment, what: "an address")
     }
 
     /// The environment a child process needs to use this bus as its session bus.
@@ -124,6 +103,32 @@ func busConfig(socket: String, serviceDirectories: [String]) -> String {
         </busconfig>
 
         """
+}
+
+/// Starts a server that prints one line on standard output once it is ready
+/// (dbus-daemon's address, Xvfb's display number); returns its PID and that line.
+func spawnAndReadFirstLine(_ program: String, arguments: [String], environment: [String], what: String) throws -> (pid_t, String) {
+    var fds: [Int32] = [0, 0]
+    // No O_CLOEXEC needed: spawn closes every descriptor above 2 in the child.
+    guard pipe(&fds) == 0 else { throw FixtureError("pipe failed: errno \(errno)") }
+    defer { close(fds[0]) }
+    let pid: pid_t
+    do {
+        pid = try spawn(program, arguments: arguments, environment: environment, stdout: .descriptor(fds[1]), stderr: .null)
+    } catch {
+        close(fds[1])
+        throw error
+    }
+    close(fds[1])
+    var line: [UInt8] = []
+    var byte: UInt8 = 0
+    while read(fds[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+    guard !line.isEmpty else {
+        kill(pid, SIGKILL)
+        _ = reap(pid)
+        throw FixtureError("\(arguments[0]) did not print \(what)")
+    }
+    return (pid, String(decoding: line, as: UTF8.self))
 }
 
 /// A failure of the test fixture itself, not of the code under test.

@@ -12,28 +12,12 @@ public final class Xvfb: Sendable {
         guard let program = findExecutable("Xvfb", path: "/usr/bin:/bin") else {
             throw FixtureError("Xvfb is not installed (run scripts/ensure-deps test)")
         }
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw FixtureError("pipe failed: errno \(errno)") }
-        defer { close(fds[0]) }
-        do {
-            pid = try spawn(
-                program, arguments: ["Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"],
-                environment: ["PATH=/usr/bin:/bin"], stdout: .descriptor(fds[1]), stderr: .null)
-        } catch {
-            close(fds[1])
-            throw error
-        }
-        close(fds[1])
         // Xvfb writes the display number once it accepts connections.
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(fds[0], &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-        guard !line.isEmpty else {
-            kill(pid, SIGKILL)
-            _ = reap(pid)
-            throw FixtureError("Xvfb did not print a display number")
-        }
-        display = ":" + String(decoding: line, as: UTF8.self)
+        let (pid, number) = try spawnAndReadFirstLine(
+            program, arguments: ["Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"],
+            environment: ["PATH=/usr/bin:/bin"], what: "a display number")
+        self.pid = pid
+        display = ":" + number
     }
 
     public func stop() {
