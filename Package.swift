@@ -9,9 +9,12 @@
 //   Routing       pure: URL validation, handler specs, the innermost-first walk
 //   LinearRegex   pure: regular expressions matched in linear time (for rules)
 //   LinkDetection pure: finding links in text (also a product, for clients)
+//   XDG           pure: base dirs, keyfiles, mimeapps.list, desktop entries, Exec, MIME globs, resolution
+//   FileAccess    reading files and listing directories, bounded (no D-Bus, no processes)
+//   Rules         rule files: parsing, matching and effects (pure), finding and reading them
+//   Router        one walk for a URL: handlers, rules, deadline, fallback, outcome (no I/O of its own)
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
-//   Desktop       XDG: base dirs, keyfiles, mimeapps.list, desktop entries, Exec; the launcher
-//   Rules         rule files: parsing, matching and effects (pure), loading and watching them
+//   Desktop       desktop integration: reading the XDG tree, launching, watching rule files
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
 //   OpenURL       the SwiftUI-shaped client library (the public product)
 //   OpenURLCommand the openurl CLI as a library
@@ -43,13 +46,16 @@ let package = Package(
         .target(name: "Routing", dependencies: ["HostNames", "SafeText"]),
         .target(name: "LinearRegex"),
         .target(name: "LinkDetection", dependencies: ["HostNames"]),
-        .target(name: "DispatcherAPI", dependencies: ["DBus"]),
-        .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI"]),
-        .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "Desktop", "DispatcherAPI"]),
-        .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "Desktop", "Rules", "LinkDetection"]),
+        .target(name: "XDG"),
+        .target(name: "FileAccess"),
+        .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
+        .target(name: "Router", dependencies: ["Routing", "Rules"]),
+        .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing"]),
+        .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
+        .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "DispatcherAPI"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
-        .target(name: "OpenURLCommand", dependencies: ["SafeText", "DBus", "DispatcherAPI", "Desktop", "Routing", "Rules", "LinkDetection", "Spawn"]),
+        .target(name: "OpenURLCommand", dependencies: ["SafeText", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),
@@ -57,17 +63,18 @@ let package = Package(
         .executableTarget(name: "host-normalise", dependencies: ["HostNames"], path: "Tests/HostAgreement"),
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
 
-        .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
         .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"], exclude: ["agreement"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "Routing", "LinearRegex", "Desktop", "TestSupport"]),
-        .testTarget(name: "DesktopTests", dependencies: ["Desktop", "Routing", "TestSupport"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "Routing", "LinearRegex", "XDG", "Router", "TestSupport"]),
+        .testTarget(name: "XDGTests", dependencies: ["XDG"]),
+        .testTarget(name: "DesktopTests", dependencies: ["XDG", "Desktop", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
-        .testTarget(name: "ClientTests", dependencies: ["OpenURL", "OpenURLCommand", "OpenURLDaemon", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),
+        .testTarget(name: "ClientTests", dependencies: ["OpenURL", "OpenURLCommand", "OpenURLDaemon", "Router", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Router", "Desktop", "Routing", "Spawn", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -78,8 +85,8 @@ if getenv("OPENURLD_FUZZ") != nil {
     package.targets += [
         .executableTarget(name: "fuzz-url", dependencies: ["Routing"], path: "Tests/Fuzz/FuzzURL"),
         .executableTarget(name: "fuzz-host", dependencies: ["HostNames"], path: "Tests/Fuzz/FuzzHost"),
-        .executableTarget(name: "fuzz-exec", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzExec"),
-        .executableTarget(name: "fuzz-keyfile", dependencies: ["Desktop"], path: "Tests/Fuzz/FuzzKeyFile"),
+        .executableTarget(name: "fuzz-exec", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzExec"),
+        .executableTarget(name: "fuzz-keyfile", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzKeyFile"),
         .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),
         .executableTarget(name: "fuzz-detect", dependencies: ["LinkDetection"], path: "Tests/Fuzz/FuzzDetect"),
         .executableTarget(name: "fuzz-rules", dependencies: ["Rules", "Routing", "LinearRegex"], path: "Tests/Fuzz/FuzzRules"),

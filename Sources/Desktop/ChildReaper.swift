@@ -1,3 +1,6 @@
+import FileAccess
+import Router
+import XDG
 import Dispatch
 import Glibc
 import Synchronization

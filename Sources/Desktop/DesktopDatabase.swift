@@ -1,3 +1,6 @@
+import FileAccess
+import Router
+import XDG
 import Spawn
 import Synchronization
 

@@ -1,3 +1,6 @@
+import FileAccess
+import Router
+import XDG
 import DBus
 import Routing
 

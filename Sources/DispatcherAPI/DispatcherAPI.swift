@@ -33,13 +33,6 @@ public enum DispatcherAPI {
     public static let notOpened = ErrorName(trusted: "org.openurld.Error.NotOpened")
 }
 
-/// What `HandleURL` answers, exactly as on the wire.
-public enum HandlerResult: String, Sendable, CaseIterable {
-    case handled
-    case discarded
-    case systemAction
-}
-
 /// The `outcome` of `OpenURLWithOptions`, exactly as on the wire.
 public enum Outcome: String, Sendable, CaseIterable {
     /// A handler opened the URL.

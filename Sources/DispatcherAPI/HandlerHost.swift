@@ -1,4 +1,5 @@
 import DBus
+import Routing
 import Synchronization
 
 /// Serves `org.openurld.Handler1` objects for one client connection and keeps

@@ -1,6 +1,8 @@
 import Desktop
 import DispatcherAPI
+import FileAccess
 import Glibc
+import XDG
 
 /// `default`, `set-default`, `unset-default`.
 struct DefaultsCommands {

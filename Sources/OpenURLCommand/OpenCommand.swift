@@ -1,10 +1,12 @@
+#if canImport(Glibc)
 import DBus
 import Desktop
 import DispatcherAPI
+import Glibc
+import Router
 import Routing
 import Rules
-#if canImport(Glibc)
-import Glibc
+import XDG
 #endif
 
 /// `openurl URL...`: through the dispatcher, or directly when it is unreachable.

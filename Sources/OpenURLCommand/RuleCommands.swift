@@ -2,6 +2,7 @@ import DBus
 import Desktop
 import DispatcherAPI
 import Rules
+import XDG
 
 /// `rules` and `check-rules`: what the rule files say, and whether they are valid.
 struct RuleCommands {

@@ -1,5 +1,6 @@
 import DBus
 import Desktop
+import FileAccess
 import Synchronization
 
 /// Best-effort application IDs of callers, cached per connection.

@@ -3,7 +3,9 @@ import Desktop
 import Dispatch
 import DispatcherAPI
 import Glibc
+import Router
 import Rules
+import XDG
 
 /// Runs the daemon from start to exit.
 public enum Daemon {

@@ -1,6 +1,7 @@
 import DBus
 import Desktop
 import DispatcherAPI
+import Router
 import Routing
 import Rules
 import Synchronization

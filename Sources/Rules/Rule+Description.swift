@@ -1,4 +1,3 @@
-import DispatcherAPI
 import Routing
 
 extension Rule {

@@ -1,4 +1,5 @@
-import Desktop
+import FileAccess
+import XDG
 
 /// Finding and reading rule files: `$XDG_CONFIG_HOME/openurld/rules.d/*.rules`,
 /// then each `$XDG_CONFIG_DIRS/openurld/rules.d/`. A file in an earlier

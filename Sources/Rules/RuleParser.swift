@@ -1,5 +1,5 @@
-import Desktop
-import DispatcherAPI
+import FileAccess
+import XDG
 import LinearRegex
 import Routing
 

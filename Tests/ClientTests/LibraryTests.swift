@@ -1,14 +1,15 @@
+
 import DBus
 import Desktop
 import DispatcherAPI
 import Foundation
+@testable import OpenURL
 import OpenURLDaemon
+import Router
 import Routing
 import Synchronization
-import Testing
 import TestSupport
-
-@testable import OpenURL
+import Testing
 
 /// The `OpenURL` library against the real dispatcher on a private bus.
 /// Serialized: the library keeps one session connection per process.

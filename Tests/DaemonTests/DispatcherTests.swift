@@ -1,11 +1,12 @@
 import DBus
+import Desktop
 import DispatcherAPI
 import Foundation
-import Desktop
 @testable import OpenURLDaemon
+import Router
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The real dispatcher on a private bus, driven by real client connections.
 @Suite(.timeLimit(.minutes(1)))

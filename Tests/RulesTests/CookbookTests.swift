@@ -1,9 +1,10 @@
-import Desktop
+import Router
 import Routing
 import Rules
 import Synchronization
 import TestSupport
 import Testing
+import XDG
 
 /// Every recipe of docs/rules.md, loaded verbatim, against its examples
 /// (the daemon runs them again in `RulesEndToEndTests`).

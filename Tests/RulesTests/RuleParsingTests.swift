@@ -1,8 +1,8 @@
-import Desktop
 import Foundation
 import Routing
 import Rules
 import Testing
+import XDG
 
 struct RuleParsingTests {
     @Test func aValidFileGivesEveryField() throws {

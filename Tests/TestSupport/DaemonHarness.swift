@@ -1,7 +1,8 @@
 import DBus
-import DispatcherAPI
 import Desktop
+import DispatcherAPI
 import OpenURLDaemon
+import Router
 import Routing
 import Synchronization
 

@@ -1,5 +1,5 @@
 // libFuzzer target: Exec line parsing and expansion (built by scripts/fuzz).
-import Desktop
+import XDG
 
 private let entry = DesktopEntry(id: "fuzz.desktop", path: "/x/fuzz.desktop",
     keyFile: try! KeyFile(parsing: "[Desktop Entry]\nType=Application\nName=Fuzz\nIcon=fuzz\n"))!

@@ -1,6 +1,6 @@
 // libFuzzer target: keyfiles, mimeapps.list, desktop entries and the
 // mimeapps.list editor (built by scripts/fuzz).
-import Desktop
+import XDG
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKeyFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

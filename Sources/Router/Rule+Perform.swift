@@ -1,4 +1,4 @@
-import Desktop
+import Rules
 import Routing
 
 extension Rule {

@@ -35,5 +35,5 @@ public struct BaseDirectories: Sendable, Equatable {
 }
 
 extension String {
-    var trimmingSlash: String { count > 1 && hasSuffix("/") ? String(dropLast()) : self }
+    package var trimmingSlash: String { count > 1 && hasSuffix("/") ? String(dropLast()) : self }
 }

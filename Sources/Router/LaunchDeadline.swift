@@ -9,7 +9,7 @@ public enum LaunchDeadline {
     @TaskLocal public static var current: ContinuousClock.Instant?
 
     /// `limit`, or less when the deadline comes sooner; `nil` when it has passed.
-    static func timeout(atMost limit: Duration) -> Duration? {
+    package static func timeout(atMost limit: Duration) -> Duration? {
         guard let deadline = current else { return limit }
         let remaining = deadline - .now
         return remaining > .zero ? min(limit, remaining) : nil

@@ -91,7 +91,7 @@ public enum FileSystem {
     }
 
     /// The modification time and size of a path, for cache validation.
-    static func signature(_ path: String) -> [Int] {
+    package static func signature(_ path: String) -> [Int] {
         var info = stat()
         guard stat(path, &info) == 0 else { return [-1] }
         return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec, Int(info.st_size), Int(info.st_ino)]

@@ -50,7 +50,7 @@ public struct DesktopEntry: Sendable, Equatable {
     }
 
     /// The same entry as if it had no `Hidden=true` (GLib's reading, for comparison).
-    var unhidden: DesktopEntry {
+    package var unhidden: DesktopEntry {
         var copy = self
         copy.hidden = false
         return copy

@@ -1,6 +1,5 @@
 import Testing
-
-@testable import Desktop
+@testable import XDG
 
 @Suite struct KeyFileTests {
     @Test func parsesGroupsEntriesAndComments() throws {
