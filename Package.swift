@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing"]),
         .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
         .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
-        .target(name: "OpenURL", dependencies: ["DBus", "DispatcherAPI"]),
+        .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
         .target(name: "OpenURLCommand", dependencies: ["SafeText", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),

@@ -1,4 +1,5 @@
 import DBus
+import Routing
 
 /// A typed client of `org.openurld.Dispatcher1`, without Foundation, for the
 /// CLI and the `OpenURL` library.

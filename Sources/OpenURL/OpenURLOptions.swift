@@ -1,6 +1,7 @@
 import DBus
 import DispatcherAPI
 import FoundationEssentials
+import Routing
 
 /// Options for `OpenURLAction.open(_:options:)`.
 public struct OpenURLOptions: Sendable {

@@ -74,48 +74,18 @@ struct OpenCommand {
         }
         if verbose { Console.error("\(unreachableBecause); opening \(url.text) directly") }
         if direct == nil { direct = Direct(environment: environment, connection: connection) }
-        let (fallback, rules) = (direct!.fallback, direct!.rules)
-        // The daemon's walk deadline, here too: rules, their launches and the fallback.
-        let deadline = ContinuousClock.now + DispatcherAPI.walkDeadline
-        return await LaunchDeadline.$current.withValue(deadline) {
-            await openDirectly(url, token: token, fallback: fallback, rules: rules, deadline: deadline)
+        // The daemon's router, without run-time handlers: the same rules, deadline and fallback.
+        let router = Router<Never>(rules: direct!.rules, fallback: direct!.fallback, deadline: DispatcherAPI.walkDeadline)
+        let route = await router.open(url, caller: "", callerAppID: nil, activationToken: token) { rule, reason in
+            Console.error("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
         }
-    }
-
-    private func openDirectly(
-        _ url: ValidatedURL, token: String?, fallback: DesktopSystemDefault, rules: RuleSet, deadline: ContinuousClock.Instant
-    ) async -> ExitStatus {
-        let walked = await walk(
-            url, caller: "",
-            candidates: { url, position in rules.candidates(for: url, callerAppID: nil, outside: position) },
-            ask: { rule, current in await rule.payload.perform(on: current, launcher: fallback, activationToken: token).answer },
-            mayContinue: { ContinuousClock.now < deadline })
-        switch walked.outcome {
-        case .handled:
-            report(url, .handled, handler: nil, application: nil, message: "rule '\(walked.trace.last?.handlerName ?? "")'", via: "the rules")
-            return .accepted
-        case .discarded:
-            report(url, .discarded, handler: nil, application: nil, message: "rule '\(walked.trace.last?.handlerName ?? "")'", via: "the rules")
-            return .rejected
-        case .undecided(_, let reason):
-            report(url, .undecided, handler: nil, application: nil, message: reason, via: "the rules")
-            return .rejected
-        case .passedOn:
-            break
-        }
-        switch await fallback.open(walked.finalURL, activationToken: token) {
-        case .opened(let application):
-            report(url, as: walked.finalURL.text, .opened, handler: nil, application: application, message: nil, via: "the system default")
-            return .accepted
-        case .refused(let reason):
-            report(url, as: walked.finalURL.text, .refused, handler: nil, application: nil, message: reason, via: "the system default")
-            return .rejected
-        case .noApplication(let reason):
-            report(url, as: walked.finalURL.text, .noApplication, handler: nil, application: nil, message: reason, via: "the system default")
-            return .unreachable
-        case .launchFailed(let application, let reason):
-            report(url, as: walked.finalURL.text, .launchFailed, handler: nil, application: application, message: reason, via: "the system default")
-            return .unreachable
+        let via = route.rule != nil || route.outcome == .undecided ? "the rules" : "the system default"
+        let why = route.rule.map { "rule '\($0)'" + (route.message.map { ": " + $0 } ?? "") } ?? route.message
+        report(url, as: route.finalURL.text, route.outcome, handler: nil, application: route.application, message: why, via: via)
+        switch route.outcome {
+        case .handled, .opened: return .accepted
+        case .discarded, .refused, .undecided: return .rejected
+        case .noApplication, .launchFailed: return .unreachable
         }
     }
 

@@ -46,108 +46,36 @@ public final class Dispatcher: Sendable {
     }
 
     /// The result of one dispatch, as `OpenURLWithOptions` reports it.
-    public struct Dispatch: Sendable, Equatable {
-        public let outcome: Outcome
-        public let finalURL: ValidatedURL
-        /// The run-time handler that decided, if one did.
-        public var handler: UInt32?
-        /// The rule that decided, if one did.
-        public var rule: String?
-        public var application: String?
-        public var message: String?
+    public typealias Dispatch = Router<HandlerEndpoint>.Route
 
-        init(outcome: Outcome, finalURL: ValidatedURL, handler: UInt32? = nil, rule: String? = nil,
-             application: String? = nil, message: String? = nil) {
-            self.outcome = outcome
-            self.finalURL = finalURL
-            self.handler = handler
-            self.rule = rule
-            self.application = application
-            self.message = message
-        }
+    /// The router for one walk: the registry's handlers asked over D-Bus,
+    /// `rules` as loaded when the walk began.
+    func router(rules: RuleSet, caller: BusName, appID: LazyAppID, original: ValidatedURL, activationToken: String?) -> Router<HandlerEndpoint> {
+        Router(
+            rules: rules,
+            handlers: { [self] url, position in state.withLock { $0.registry.candidates(for: url, caller: caller.rawValue, outside: position) } },
+            ask: { [self] handler, url, timeLeft in
+                await ask(handler, about: url, caller: caller, appID: await appID.value, original: original,
+                          activationToken: activationToken, timeout: min(configuration.handlerTimeout, timeLeft))
+            },
+            fallback: systemDefault, deadline: configuration.walkDeadline)
     }
 
     /// Walks the handlers and rules for `url` opened by `caller`, then the
     /// system default, all within the walk deadline (launches included, so
     /// that the caller is answered before its own D-Bus timeout).
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?) async -> Dispatch {
-        let deadline = ContinuousClock.now + configuration.walkDeadline
-        return await LaunchDeadline.$current.withValue(deadline) {
-            await dispatch(url, caller: caller, activationToken: activationToken, deadline: deadline)
-        }
-    }
-
-    private func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?, deadline: ContinuousClock.Instant) async -> Dispatch {
-        let clock = ContinuousClock()
         // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.
         let rules = state.withLock { $0.rules }
         let callerAppID = rules.needsCallerAppID ? await appID.value : nil
-        let launched = Mutex<String?>(nil)
-        let result = await walk(
-            url, caller: caller.rawValue,
-            candidates: { url, position in candidates(for: url, caller: caller, callerAppID: callerAppID, rules: rules, outside: position) },
-            ask: { step, current in
-                switch step.payload {
-                case .endpoint(let endpoint):
-                    let remaining = deadline - clock.now
-                    return await ask(
-                        step.withPayload { _ in endpoint }, about: current, caller: caller, appID: await appID.value,
-                        original: url, activationToken: activationToken, timeout: min(configuration.handlerTimeout, remaining))
-                case .rule(let rule):
-                    let performance = await rule.perform(on: current, launcher: systemDefault, activationToken: activationToken)
-                    if let application = performance.application { launched.withLock { $0 = application } }
-                    if case .failed(let reason) = performance.answer {
-                        logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
-                    }
-                    return performance.answer
-                }
-            },
-            mayContinue: { clock.now < deadline })
-
-        var dispatch: Dispatch
-        let decider = result.trace.last
-        switch result.outcome {
-        case .handled(let id), .discarded(let id):
-            dispatch = Dispatch(outcome: result.wasHandled ? .handled : .discarded, finalURL: result.finalURL)
-            if decider?.isConfigured == true {
-                dispatch.rule = decider?.handlerName
-                dispatch.application = launched.withLock { $0 }
-            } else {
-                dispatch.handler = id
+        let route = await router(rules: rules, caller: caller, appID: appID, original: url, activationToken: activationToken)
+            .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken) { [logger] rule, reason in
+                logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
             }
-        case .undecided(let id, let reason):
-            dispatch = Dispatch(outcome: .undecided, finalURL: result.finalURL, handler: id, message: reason)
-        case .passedOn:
-            dispatch = await fallBack(result.finalURL, activationToken: activationToken)
-        }
-        log(dispatch, of: url, caller: caller, appID: appID.ifKnown ?? "", trace: result.trace)
-        return dispatch
-    }
-
-    /// Run-time handlers and rules that match `url`, innermost first.
-    func candidates(for url: ValidatedURL, caller: BusName, callerAppID: String?, rules: RuleSet, outside position: WalkPosition?)
-        -> [Handler<WalkStep>]
-    {
-        let handlers = state.withLock { $0.registry.candidates(for: url, caller: caller.rawValue, outside: position) }
-        let matchingRules = rules.candidates(for: url, callerAppID: callerAppID, outside: position)
-        if matchingRules.isEmpty { return handlers.map { $0.withPayload(WalkStep.endpoint) } }
-        return (handlers.map { $0.withPayload(WalkStep.endpoint) } + matchingRules.map { $0.withPayload(WalkStep.rule) })
-            .sorted { $0.position(for: caller.rawValue) < $1.position(for: caller.rawValue) }
-    }
-
-    private func fallBack(_ url: ValidatedURL, activationToken: String?) async -> Dispatch {
-        switch await systemDefault.open(url, activationToken: activationToken) {
-        case .opened(let application):
-            Dispatch(outcome: .opened, finalURL: url, application: application)
-        case .noApplication(let reason):
-            Dispatch(outcome: .noApplication, finalURL: url, message: reason)
-        case .launchFailed(let application, let reason):
-            Dispatch(outcome: .launchFailed, finalURL: url, application: application, message: reason)
-        case .refused(let reason):
-            Dispatch(outcome: .refused, finalURL: url, message: reason)
-        }
+        log(route, of: url, caller: caller, appID: appID.ifKnown ?? "")
+        return route
     }
 
     /// Asks one handler over D-Bus. Every failure is this handler's alone.
@@ -208,7 +136,7 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func log(_ dispatch: Dispatch, of url: ValidatedURL, caller: BusName, appID: String, trace: [TraceEntry]) {
+    private func log(_ dispatch: Dispatch, of url: ValidatedURL, caller: BusName, appID: String) {
         let shown = configuration.verbose ? url.text : url.redacted
         let who = appID.isEmpty ? caller.rawValue : "\(caller) (\(appID))"
         var line = "open \(shown) from \(who): \(dispatch.outcome.rawValue)"
@@ -217,7 +145,7 @@ public final class Dispatcher: Sendable {
         if let application = dispatch.application { line += " with \(application)" }
         if let message = dispatch.message { line += ": \(message)" }
         logger.info(line)
-        for entry in trace {
+        for entry in dispatch.trace {
             let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"
             logger.debug("  \(who) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")
         }
@@ -225,7 +153,7 @@ public final class Dispatcher: Sendable {
 }
 
 /// A caller's app ID, looked up on first use only.
-private final class LazyAppID: Sendable {
+final class LazyAppID: Sendable {
     private let caller: BusName
     private let identities: CallerIdentities
     private let known = Mutex<String?>(nil)

@@ -301,6 +301,11 @@ struct CLITests {
             let rules = try await s.openurl("rules")
             #expect(rules.stderr.contains("openurld is not running on this session bus"), "\(rules.stderr)")
             #expect(rules.stdout.contains("nitter"))
+            // The same router as the daemon's: a rule's Open= application is reported (issue 18).
+            try s.tree.write("config/openurld/rules.d/20-open.rules", "[Rule with-browser]\nHosts=open.example\nOpen=browser.desktop\n")
+            let opened = try await s.openurl("-v", "https://open.example/")
+            #expect(opened.stderr.contains("https://open.example/: handled (via the rules), browser.desktop: rule 'with-browser'"),
+                    "\(opened.stderr)")
         }
     }
 

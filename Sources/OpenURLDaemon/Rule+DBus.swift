@@ -3,12 +3,6 @@ import DispatcherAPI
 import Routing
 import Rules
 
-/// One place in the walk: a run-time handler reached over D-Bus, or a rule.
-enum WalkStep: Sendable {
-    case endpoint(HandlerEndpoint)
-    case rule(Rule)
-}
-
 extension Rule {
     /// The `a{sv}` entry `ListRules` returns (`Explain` adds to it).
     var dbusDescription: Value { descriptionEntries.dbusValue }

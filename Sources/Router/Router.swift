@@ -1,0 +1,174 @@
+import Routing
+import Rules
+
+/// One way for a URL: run-time handlers and rules, innermost first, within
+/// one deadline that covers the launches too, then the system default.
+///
+/// The daemon's `OpenURL`, its `Explain` and `openurl`'s direct path (no
+/// daemon) are this type with different parameters, so they cannot disagree
+/// about order, deadlines, rule effects or what they report. It does no I/O
+/// of its own: asking a handler and the fallback are given to it.
+public struct Router<Endpoint: Sendable>: Sendable {
+    /// One place in the walk: a run-time handler, or a rule.
+    public enum Step: Sendable {
+        case handler(Endpoint)
+        case rule(Rule)
+    }
+
+    /// The run-time handlers matching a URL (outside `position`, after a rewrite), innermost first.
+    public typealias Handlers = @Sendable (ValidatedURL, WalkPosition?) -> [Handler<Endpoint>]
+    /// Asks one run-time handler about a URL, within the time left of the walk.
+    public typealias Ask = @Sendable (Handler<Endpoint>, ValidatedURL, _ timeLeft: Duration) async -> HandlerAnswer
+
+    public let rules: RuleSet
+    public let handlers: Handlers
+    public let ask: Ask
+    public let fallback: any SystemDefault
+    /// How long one walk may take, launches included.
+    public let deadline: Duration
+
+    /// - Parameters:
+    ///   - rules: one set for the whole walk, even if the files are reloaded meanwhile.
+    ///   - handlers: `nil` for none (openurl's direct path).
+    public init(rules: RuleSet, handlers: Handlers? = nil, ask: @escaping Ask = { _, _, _ in .systemAction },
+                fallback: any SystemDefault, deadline: Duration) {
+        self.rules = rules
+        self.handlers = handlers ?? { _, _ in [] }
+        self.ask = ask
+        self.fallback = fallback
+        self.deadline = deadline
+    }
+
+    /// What became of a URL.
+    public struct Route: Sendable, Equatable {
+        public var outcome: Outcome
+        /// The URL after every rewrite.
+        public var finalURL: ValidatedURL
+        /// The run-time handler that decided, if one did.
+        public var handler: UInt32?
+        /// The rule that decided, if one did.
+        public var rule: String?
+        /// The application started, by a rule or the fallback.
+        public var application: String?
+        /// Why, when the URL was not opened.
+        public var message: String?
+        /// Every handler and rule asked, in order.
+        public var trace: [TraceEntry]
+    }
+
+    /// Walks `url` for `caller`, performing rules and asking handlers, then
+    /// falls back to the system default.
+    /// - Parameters:
+    ///   - callerAppID: for rules' `Callers=`; `nil` when unknown.
+    ///   - onRuleFailure: told when a rule could not do its work (it then passes, like a failing handler).
+    public func open(
+        _ url: ValidatedURL, caller: String, callerAppID: String?, activationToken: String?,
+        onRuleFailure: @Sendable (Rule, String) -> Void = { _, _ in }
+    ) async -> Route {
+        let clock = ContinuousClock()
+        let end = clock.now + deadline
+        return await LaunchDeadline.$current.withValue(end) {
+            var launched: String?
+            let result = await walk(
+                url, caller: caller,
+                candidates: { url, position in candidates(for: url, caller: caller, callerAppID: callerAppID, outside: position) },
+                ask: { step, current in
+                    switch step.payload {
+                    case .handler(let endpoint):
+                        return await ask(step.withPayload { _ in endpoint }, current, end - clock.now)
+                    case .rule(let rule):
+                        let performance = await rule.perform(on: current, launcher: fallback, activationToken: activationToken)
+                        if let application = performance.application { launched = application }
+                        if case .failed(let reason) = performance.answer { onRuleFailure(rule, reason) }
+                        return performance.answer
+                    }
+                },
+                mayContinue: { clock.now < end })
+            let decidedByRule = result.trace.last?.isConfigured == true
+            var route = Route(outcome: .undecided, finalURL: result.finalURL, trace: result.trace)
+            switch result.outcome {
+            case .handled(let id), .discarded(let id):
+                route.outcome = result.wasHandled ? .handled : .discarded
+                if decidedByRule {
+                    route.rule = result.trace.last?.handlerName
+                    route.application = launched
+                } else {
+                    route.handler = id
+                }
+            case .undecided(let id, let reason):
+                (route.handler, route.message) = (id, reason)
+            case .passedOn:
+                route.fallBack(await fallback.open(result.finalURL, activationToken: activationToken))
+            }
+            return route
+        }
+    }
+
+    /// One step of a dry run, as `Explain` reports it.
+    public struct ExplainedStep: Sendable {
+        public let step: Handler<Step>
+        /// The URL the step would be asked about.
+        public let url: ValidatedURL
+        /// What it would answer: run-time handlers are taken to pass (asking
+        /// them would act); rules are evaluated, launching nothing.
+        public let answer: HandlerAnswer
+        /// For rules: what the rule would do to this URL, in words.
+        public let effect: String?
+    }
+
+    /// A dry run of `open`: the steps in order, and the application the walk
+    /// would end with (`nil` when it would stop before the fallback, or none
+    /// is set up).
+    public func explain(_ url: ValidatedURL, caller: String, callerAppID: String?) async -> (steps: [ExplainedStep], application: String?) {
+        var steps: [ExplainedStep] = []
+        let result = await walk(
+            url, caller: caller,
+            candidates: { url, position in candidates(for: url, caller: caller, callerAppID: callerAppID, outside: position) },
+            ask: { step, current in
+                let (answer, effect): (HandlerAnswer, String?) = switch step.payload {
+                case .handler: (.systemAction, nil)
+                case .rule(let rule): Self.dryRun(rule.evaluate(current))
+                }
+                steps.append(ExplainedStep(step: step, url: current, answer: answer, effect: effect))
+                return answer
+            })
+        guard case .passedOn = result.outcome else { return (steps, nil) }
+        return (steps, fallback.application(for: result.finalURL))
+    }
+
+    /// Run-time handlers and rules matching `url`, innermost first.
+    func candidates(for url: ValidatedURL, caller: String, callerAppID: String?, outside position: WalkPosition?) -> [Handler<Step>] {
+        let live = handlers(url, position).map { $0.withPayload(Step.handler) }
+        let matchingRules = rules.candidates(for: url, callerAppID: callerAppID, outside: position)
+        if matchingRules.isEmpty { return live }
+        return (live + matchingRules.map { $0.withPayload(Step.rule) }).sorted { $0.position(for: caller) < $1.position(for: caller) }
+    }
+
+    /// What a rule's effect would answer, and a description of what it would do.
+    static func dryRun(_ effect: RuleEffect) -> (HandlerAnswer, String) {
+        switch effect {
+        case .passOn(let url): (.rewrite(url.text), "pass on \(url.text)")
+        case .answer(let answer, _): (answer, answer.resultString)
+        case .useDefault(let url): (.useDefault(url.text), "open \(url.text) with the system default, asking no one further out")
+        case .open(let url, let id): (.handled, "would open \(url.text) with \(id)")
+        case .exec(let url, let commandLine): (.handled, "would run \(commandLine) with \(url.text)")
+        case .failed(let reason): (.failed(reason), "fails: \(reason)")
+        }
+    }
+}
+
+extension Router.Route {
+    /// Records what the system default did.
+    mutating func fallBack(_ result: FallbackResult) {
+        switch result {
+        case .opened(let application):
+            (outcome, self.application) = (.opened, application)
+        case .noApplication(let reason):
+            (outcome, message) = (.noApplication, reason)
+        case .launchFailed(let application, let reason):
+            (outcome, self.application, message) = (.launchFailed, application, reason)
+        case .refused(let reason):
+            (outcome, message) = (.refused, reason)
+        }
+    }
+}
