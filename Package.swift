@@ -3,6 +3,7 @@
 // Layering, bottom to top (each target imports only those below it):
 //   CDBus         libdbus as a system library; only DBus imports it
 //   DBus          validated names, values, messages, a connection and its event loop
+//   CSpawn        the C side of spawning: posix_spawn with a reset signal mask and closed descriptors
 //   Spawn         posix_spawn with a clean signal state and no inherited descriptors
 //   SafeText      pure: peer text escaped for logs and terminals
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode)
