@@ -148,7 +148,7 @@ extension Connection {
 }
 
 /// libdbus's timeout is an `int` of milliseconds.
-private func milliseconds(_ duration: Duration) -> Int32 {
+func milliseconds(_ duration: Duration) -> Int32 {
     let (seconds, attoseconds) = duration.components
     let total = seconds.multipliedReportingOverflow(by: 1000)
     guard !total.overflow else { return Int32.max }

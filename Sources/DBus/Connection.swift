@@ -170,16 +170,14 @@ public final class Connection: Sendable {
     }
 }
 
-extension Connection {
-    /// Writes out the messages still queued (the last replies, on a
-    /// deliberate close), for at most `limit`: closing drops them otherwise,
-    /// and their callers would wait for replies that never come.
-    func flushOutgoing(_ raw: OpaquePointer, within limit: Duration) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + limit
-        while dbus_connection_has_messages_to_send(raw) != 0, dbus_connection_get_is_connected(raw) != 0, clock.now < deadline {
-            _ = dbus_connection_read_write(raw, 50)
-        }
+/// Writes out the messages still queued on `raw` (the last replies, on a
+/// deliberate close), for at most `limit`: closing drops them otherwise, and
+/// their callers would wait for replies that never come.
+func flushOutgoing(_ raw: OpaquePointer, within limit: Duration) {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while dbus_connection_has_messages_to_send(raw) != 0, dbus_connection_get_is_connected(raw) != 0, clock.now < deadline {
+        _ = dbus_connection_read_write(raw, 50)
     }
 }
 

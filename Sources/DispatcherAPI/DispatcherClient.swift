@@ -11,29 +11,12 @@ public struct DispatcherClient: Sendable {
     public init(connection: Connection) { self.connection = connection }
 
     /// What `OpenURLWithOptions` reported.
-    public struct OpenResult: Sendable, Equatable {
-        public let accepted: Bool
-        public let outcome: Outcome?
-        public let url: String
-        public let handler: UInt32?
-        /// The rule that decided, if one did.
-        public let rule: String?
-        public let application: String?
-        public let message: String?
-    }
+    public typealias OpenResult = DispatcherAPI.OpenResult
 
     /// Opens a URL through the dispatcher.
     /// - Throws: `InvalidArgs` for an invalid URL; bus errors when the daemon is unreachable.
     public func open(_ url: String, activationToken: String? = nil) async throws(DBusError) -> OpenResult {
-        var options: [String: Variant] = [:]
-        if let activationToken, !activationToken.isEmpty { options["activation-token"] = Variant(activationToken) }
-        let (accepted, result) = try await call("OpenURLWithOptions", [.string(url), options.dbusValue])
-            .decode(Bool.self, [String: Variant].self)
-        return OpenResult(
-            accepted: accepted, outcome: result["outcome"]?.get(String.self).flatMap(Outcome.init(rawValue:)),
-            url: result["url"]?.get(String.self) ?? url, handler: result["handler"]?.get(UInt32.self),
-            rule: result["rule"]?.get(String.self),
-            application: result["application"]?.get(String.self), message: result["message"]?.get(String.self))
+        try OpenResult(reply: try await call("OpenURLWithOptions", OpenResult.request(url, activationToken: activationToken)), requested: url)
     }
 
     /// A registered handler, as `ListHandlers` and `Explain` describe it.

@@ -25,7 +25,7 @@ enum Console {
 }
 
 /// The documented exit statuses.
-public enum ExitStatus: Int32 {
+public enum ExitStatus: Int32, Sendable {
     /// Every URL was accepted; the command did what was asked.
     case accepted = 0
     /// A URL was rejected (discarded by a handler, refused by the fallback).

@@ -1,4 +1,3 @@
-#if canImport(Glibc)
 import DBus
 import Desktop
 import DispatcherAPI
@@ -7,31 +6,84 @@ import Router
 import Routing
 import Rules
 import XDG
-#endif
 
 /// `openurl URL...`: through the dispatcher, or directly when it is unreachable.
 struct OpenCommand {
     let environment: [String: String]
     let verbose: Bool
 
+    /// Opens each argument: through the daemon when it answers, else directly.
     func run(_ arguments: [String]) async -> ExitStatus {
-        // Every argument is checked before any is opened: one mistake opens nothing.
+        guard let urls = validated(arguments) else { return .usage }
+        let throughDaemon = openThroughDaemon(urls)
+        guard !throughDaemon.unopened.isEmpty else { return throughDaemon.status }
+        return await openDirectly(throughDaemon.unopened, worst: throughDaemon.status, because: throughDaemon.reason)
+    }
+
+    /// Every argument is checked before any is opened: one mistake opens
+    /// nothing. `nil` after saying what is wrong.
+    func validated(_ arguments: [String]) -> [ValidatedURL]? {
         var urls: [ValidatedURL] = []
         for argument in arguments {
             do {
                 urls.append(try Self.url(from: argument))
             } catch {
                 Console.error("\(quoted(argument)): \(error.message)")
-                return .usage
+                return nil
             }
         }
-        let token = environment["XDG_ACTIVATION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DESKTOP_STARTUP_ID"]
+        return urls
+    }
+
+    var activationToken: String? {
+        environment["XDG_ACTIVATION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DESKTOP_STARTUP_ID"]
+    }
+
+    /// Opens `urls` through the daemon over one blocking connection: one
+    /// thread, no event loop, no concurrency runtime. Stops at the first URL
+    /// the daemon cannot be reached for.
+    /// - Returns: the worst status so far, the URLs not yet opened, and why the daemon was unreachable.
+    func openThroughDaemon(_ urls: [ValidatedURL]) -> (status: ExitStatus, unopened: ArraySlice<ValidatedURL>, reason: String) {
+        let connection: BlockingConnection
+        do {
+            connection = try BlockingConnection.session(environment: environment, timeout: .seconds(5))
+        } catch {
+            return (.accepted, urls[...], DispatcherClient.unreachableReason(error))
+        }
+        defer { connection.close() }
+        var worst = ExitStatus.accepted
+        for (index, url) in urls.enumerated() {
+            let status: ExitStatus
+            do {
+                let reply = try connection.call(
+                    DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, "OpenURLWithOptions",
+                    DispatcherAPI.OpenResult.request(url.text, activationToken: activationToken), timeout: .seconds(25))
+                let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
+                report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
+                status = result.accepted ? .accepted : .rejected
+            } catch where DispatcherClient.isUnreachable(error) {
+                return (worst, urls[index...], DispatcherClient.unreachableReason(error))
+            } catch {
+                Console.error("\(url.text): \(error.message)")
+                status = error.name == .invalidArgs ? .usage : .unreachable
+            }
+            if status.rawValue > worst.rawValue { worst = status }
+        }
+        return (worst, [], "")
+    }
+
+    /// Opens `urls` without the daemon, as it would: the same router, with
+    /// the rules and the fallback and no run-time handlers.
+    func openDirectly(_ urls: ArraySlice<ValidatedURL>, worst: ExitStatus, because reason: String) async -> ExitStatus {
+        // The session bus, if any, still serves D-Bus activation and systemd scopes for the launch.
         let connection = try? await Connection.session(environment: environment)
         defer { connection?.close() }
-        var worst = ExitStatus.accepted
-        var direct: Direct?
+        let direct = Direct(environment: environment, connection: connection)
+        let router = Router<Never>(rules: direct.rules, fallback: direct.fallback, deadline: DispatcherAPI.walkDeadline)
+        var worst = worst
         for url in urls {
-            let status = await open(url, token: token, connection: connection, direct: &direct)
+            if verbose { Console.error("\(reason); opening \(url.text) directly") }
+            let status = await openDirectly(url, with: router)
             if status.rawValue > worst.rawValue { worst = status }
         }
         return worst
@@ -58,25 +110,8 @@ struct OpenCommand {
         return try ValidatedURL(FileURL.forPath(argument, workingDirectory: currentDirectory()))
     }
 
-    private func open(_ url: ValidatedURL, token: String?, connection: Connection?, direct: inout Direct?) async -> ExitStatus {
-        var unreachableBecause = "openurld is not reachable (no session bus)"
-        if let connection {
-            do {
-                let result = try await DispatcherClient(connection: connection).open(url.text, activationToken: token)
-                report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
-                return result.accepted ? .accepted : .rejected
-            } catch where DispatcherClient.isUnreachable(error) {
-                unreachableBecause = DispatcherClient.unreachableReason(error)
-            } catch {
-                Console.error("\(url.text): \(error.message)")
-                return error.name == .invalidArgs ? .usage : .unreachable
-            }
-        }
-        if verbose { Console.error("\(unreachableBecause); opening \(url.text) directly") }
-        if direct == nil { direct = Direct(environment: environment, connection: connection) }
-        // The daemon's router, without run-time handlers: the same rules, deadline and fallback.
-        let router = Router<Never>(rules: direct!.rules, fallback: direct!.fallback, deadline: DispatcherAPI.walkDeadline)
-        let route = await router.open(url, caller: "", callerAppID: nil, activationToken: token) { rule, reason in
+    private func openDirectly(_ url: ValidatedURL, with router: Router<Never>) async -> ExitStatus {
+        let route = await router.open(url, caller: "", callerAppID: nil, activationToken: activationToken) { rule, reason in
             Console.error("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
         }
         let via = route.rule != nil || route.outcome == .undecided ? "the rules" : "the system default"

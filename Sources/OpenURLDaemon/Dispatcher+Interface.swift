@@ -30,7 +30,8 @@ extension Dispatcher {
                         let url = try Self.validated(text)
                         let token = try Self.activationToken("activation-token", in: options)
                         let result = try await dispatchCounted(url, caller: call.sender, activationToken: token)
-                        return [.boolean(result.outcome.isAccepted), Self.describe(result).dbusValue]
+                        let answer = Self.describe(result)
+                        return [.boolean(answer.accepted), answer.dictionary.dbusValue]
                     }),
                 ExportedMethod(
                     "RegisterHandler", arguments: [Argument("path", .objectPath), Argument("spec", Self.options)],
@@ -146,13 +147,10 @@ extension Dispatcher {
         return await dispatch(url, caller: caller, activationToken: activationToken)
     }
 
-    static func describe(_ dispatch: Dispatch) -> [String: Variant] {
-        var result: [String: Variant] = ["outcome": Variant(dispatch.outcome.rawValue), "url": Variant(dispatch.finalURL.text)]
-        if let handler = dispatch.handler { result["handler"] = Variant(handler) }
-        if let rule = dispatch.rule { result["rule"] = Variant(rule) }
-        if let application = dispatch.application { result["application"] = Variant(application) }
-        if let message = dispatch.message { result["message"] = Variant(message) }
-        return result
+    static func describe(_ dispatch: Dispatch) -> DispatcherAPI.OpenResult {
+        DispatcherAPI.OpenResult(
+            accepted: dispatch.outcome.isAccepted, outcome: dispatch.outcome, url: dispatch.finalURL.text, handler: dispatch.handler,
+            rule: dispatch.rule, application: dispatch.application, message: dispatch.message)
     }
 
     private static let linkEntry = DBusType.structure([.uint32, .uint32, .string, .string])
