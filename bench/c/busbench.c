@@ -9,6 +9,10 @@
  *       the lowest-priority one answers "handled", the others "systemAction"
  *   busbench filler ADDRESS COUNT
  *       register COUNT handlers on other schemes and hosts (never matching)
+ *   busbench spawner ADDRESS NAME PROGRAM [ARG...]
+ *       own NAME; for each org.openurld.Dispatcher1.OpenURL(s URL), posix_spawn
+ *       PROGRAM ARG... URL (its own session, this environment) and reply true:
+ *       the least work a dispatcher on the bus can do to launch an app
  *   busbench record FILE URL
  *       the "browser" of the launch benchmarks: append "NANOSECONDS URL" to FILE
  *       (CLOCK_REALTIME), so the driver knows when the URL arrived
@@ -18,7 +22,10 @@
  *
  * Servers print "ready" on stdout once they serve, and run until killed.
  */
+#define _GNU_SOURCE  /* POSIX_SPAWN_SETSID */
 #include <dbus/dbus.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +106,31 @@ static DBusHandlerResult forward_ping(DBusConnection *connection, DBusMessage *m
     dbus_pending_call_set_data(pending, connection_slot, connection, NULL);
     dbus_message_ref(message);
     dbus_pending_call_set_notify(pending, forwarded, message, (DBusFreeFunction)dbus_message_unref);
+    return DBUS_HANDLER_RESULT_HANDLED;
+}
+
+/* ---- spawner ---- */
+
+extern char **environ;
+static char **spawn_argv;  /* PROGRAM ARG... then the URL, then NULL */
+static int spawn_argc;
+
+static DBusHandlerResult spawn_url(DBusConnection *connection, DBusMessage *message, void *data) {
+    (void)data;
+    if (!dbus_message_is_method_call(message, "org.openurld.Dispatcher1", "OpenURL")) return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+    const char *url = "";
+    dbus_message_get_args(message, NULL, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID);
+    spawn_argv[spawn_argc] = (char *)url;
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+    pid_t pid;
+    dbus_bool_t spawned = posix_spawn(&pid, spawn_argv[0], NULL, &attributes, spawn_argv, environ) == 0;
+    posix_spawnattr_destroy(&attributes);
+    DBusMessage *reply = dbus_message_new_method_return(message);
+    dbus_message_append_args(reply, DBUS_TYPE_BOOLEAN, &spawned, DBUS_TYPE_INVALID);
+    dbus_connection_send(connection, reply, NULL);
+    dbus_message_unref(reply);
     return DBUS_HANDLER_RESULT_HANDLED;
 }
 
@@ -213,6 +245,18 @@ int main(int argc, char **argv) {
         forward_target = argv[4];
         dbus_pending_call_allocate_data_slot(&connection_slot);
         dbus_connection_add_filter(connection, forward_ping, NULL, NULL);
+        own(connection, argv[3]);
+        ready();
+        while (dbus_connection_read_write_dispatch(connection, -1)) {}
+        return 0;
+    }
+    if (argc >= 5 && strcmp(argv[1], "spawner") == 0) {
+        DBusConnection *connection = connect_bus(argv[2]);
+        signal(SIGCHLD, SIG_IGN);  /* children are reaped by the kernel */
+        spawn_argc = argc - 4;
+        spawn_argv = calloc(spawn_argc + 2, sizeof(char *));
+        for (int i = 0; i < spawn_argc; i++) spawn_argv[i] = argv[4 + i];
+        dbus_connection_add_filter(connection, spawn_url, NULL, NULL);
         own(connection, argv[3]);
         ready();
         while (dbus_connection_read_write_dispatch(connection, -1)) {}
