@@ -105,11 +105,11 @@ extension Connection {
             return .reply(.failure(.invalidArgs("method call without path or member")))
         }
         let interface = message.interface
-        let (interfaces, children) = state.withLock { state in
-            (state.objects[path], Introspection.children(of: path, among: state.objects.keys))
-        }
+        let interfaces = state.withLock { $0.objects[path] }
         switch (interface?.rawValue, member.rawValue) {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"), (nil, "Introspect"):
+            // Children are worked out for Introspect only, not for every call.
+            let children = state.withLock { Introspection.children(of: path, among: $0.objects.keys) }
             guard interfaces != nil || !children.isEmpty else { break }
             guard message.signature.types.isEmpty else {
                 return .reply(.failure(.invalidArgs("Introspect takes no arguments, got '\(message.signature)'")))

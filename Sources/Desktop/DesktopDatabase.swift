@@ -17,9 +17,19 @@ public final class DesktopDatabase: Sendable {
         let directories: [String]
         let directorySignature: [Int]
         let files: [DesktopFile]
-        let signature: [Int]
+        /// The desktop files' signatures, and when they were last compared.
+        var fileSignature: [Int]
+        var filesCheckedAt: ContinuousClock.Instant
+        let mimeAppsSignature: [Int]
         let catalog: ApplicationCatalog
     }
+
+    /// How long an edit made in place to a desktop file (not by writing a
+    /// new file and renaming it, which changes its directory) may go unseen.
+    /// Checking every file for every URL cost a `stat` per installed
+    /// application; directories and `mimeapps.list` files are still checked
+    /// every time.
+    static let inPlaceEditLatency: Duration = .seconds(1)
 
     typealias DesktopFile = (id: String, path: String, directoryIndex: Int)
 
@@ -49,12 +59,15 @@ public final class DesktopDatabase: Sendable {
         self.init(environment: environment, quirks: [])
     }
 
-    init(environment: [String: String], quirks: GLibQuirks) {
+    init(environment: [String: String], quirks: GLibQuirks, inPlaceEditLatency: Duration = DesktopDatabase.inPlaceEditLatency) {
         base = BaseDirectories(environment: environment)
         currentDesktop = environment["XDG_CURRENT_DESKTOP"]
         self.quirks = quirks
         path = environment["PATH"]
+        self.inPlaceEditLatency = inPlaceEditLatency
     }
+
+    private let inPlaceEditLatency: Duration
 
     private let path: String?
 
@@ -67,8 +80,9 @@ public final class DesktopDatabase: Sendable {
     /// - Throws: `ResourceExhausted` when there is no earlier catalog to use.
     ///
     /// Directories are listed again only when one of them changed (adding,
-    /// removing or renaming a file changes its directory); otherwise only the
-    /// known files and the `mimeapps.list` files are looked at, to notice edits.
+    /// removing or renaming a file changes its directory); otherwise the
+    /// `mimeapps.list` files are looked at every time and the known desktop
+    /// files at most once per `inPlaceEditLatency`, to notice edits.
     public func catalog() throws(ResourceExhausted) -> ApplicationCatalog {
         do {
             let cached = cache.withLock { $0 }
@@ -81,11 +95,21 @@ public final class DesktopDatabase: Sendable {
                 (files, directories) = try scan()
                 directorySignature = directories.flatMap(FileSystem.signature)
             }
-            let signature = (files.map(\.path) + mimeAppsPaths().map(\.path)).flatMap(FileSystem.signature)
-            if let cached, cached.directorySignature == directorySignature, cached.signature == signature { return cached.catalog }
+            let mimeAppsSignature = mimeAppsPaths().map(\.path).flatMap(FileSystem.signature)
+            let now = ContinuousClock.now
+            if var cached, cached.directorySignature == directorySignature, cached.mimeAppsSignature == mimeAppsSignature {
+                if now - cached.filesCheckedAt < inPlaceEditLatency { return cached.catalog }
+                if files.map(\.path).flatMap(FileSystem.signature) == cached.fileSignature {
+                    cached.filesCheckedAt = now
+                    cache.withLock { [cached] in $0 = cached }
+                    return cached.catalog
+                }
+            }
+            let fileSignature = files.map(\.path).flatMap(FileSystem.signature)
             let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files))
             cache.withLock {
-                $0 = Cached(directories: directories, directorySignature: directorySignature, files: files, signature: signature, catalog: catalog)
+                $0 = Cached(directories: directories, directorySignature: directorySignature, files: files, fileSignature: fileSignature,
+                            filesCheckedAt: now, mimeAppsSignature: mimeAppsSignature, catalog: catalog)
             }
             return catalog
         } catch {

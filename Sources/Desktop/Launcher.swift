@@ -10,8 +10,9 @@ import Spawn
 /// `DBusActivatable` entries get `org.freedesktop.Application.Open` on their
 /// bus name; others are spawned from their `Exec` line (no shell) in their own
 /// session, with stdio on /dev/null and no other inherited descriptors, and
-/// then moved into their own systemd scope when a user manager is on the bus,
-/// so that stopping the dispatcher never stops a browser it started.
+/// then (without delaying the answer) moved into their own systemd scope when
+/// a user manager is on the bus, so that stopping the dispatcher never stops
+/// a browser it started.
 public final class Launcher: Sendable {
     private let environment: [String: String]
     private let connection: Connection?
@@ -69,7 +70,9 @@ public final class Launcher: Sendable {
             throw Failure(reason: "\(entry.id): \(error)")
         }
         reaper.adopt(pid)
-        if let connection { await moveToScope(pid, entry: entry, on: connection) }
+        // The app runs: the caller is answered now, and the scope is made
+        // meanwhile (within the same walk deadline, which the task inherits).
+        if let connection { Task { await moveToScope(pid, entry: entry, on: connection) } }
         return pid
     }
 

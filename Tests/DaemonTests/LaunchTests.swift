@@ -184,7 +184,7 @@ struct LaunchTests {
             let record = try #require(try await tree.waitForRecords(1).first)
             #expect(record.environment["DISPLAY"] == ":42")
             #expect(record.environment["WAYLAND_DISPLAY"] == "wayland-7")
-            let call = try #require(systemd.transientUnits.first)
+            let call = try #require(try await systemd.waitForTransientUnits(1).first)
             let name = try #require(call[0].string)
             #expect(name.hasPrefix("app-openurld-org.example.Browser-") && name.hasSuffix(".scope"))
             #expect(call[1] == .string("fail"))

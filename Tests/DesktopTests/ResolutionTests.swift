@@ -167,7 +167,8 @@ import TestSupport
     @Test func anUnchangedTreeIsNotListedAgainButEditsAreSeen() throws {
         let tree = try XDGTree()
         try tree.app("firefox.desktop", schemes: ["https"])
-        let database = DesktopDatabase(environment: tree.environment)
+        // Files are compared at most once per latency; zero compares them every time.
+        let database = DesktopDatabase(environment: tree.environment, quirks: [], inPlaceEditLatency: .zero)
         let system = DesktopDatabase.system(path: tree.environment["PATH"])
         #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system)?.id == "firefox.desktop")
         // A file the listing would find, slipped in without touching the
@@ -188,5 +189,27 @@ import TestSupport
         try tree.app("bbb.desktop", schemes: ["https"])
         try FileManager.default.removeItem(atPath: directory + "/aaa.desktop")
         #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system)?.id == "bbb.desktop")
+    }
+
+    /// Within the latency, an edit in place goes unseen (the price of not
+    /// checking every installed file for every URL); a change to the
+    /// directory or to a mimeapps.list never does.
+    @Test func editsInPlaceWaitForTheLatencyOtherChangesDoNot() throws {
+        let tree = try XDGTree()
+        try tree.app("firefox.desktop", schemes: ["https"])
+        let database = DesktopDatabase(environment: tree.environment, quirks: [], inPlaceEditLatency: .seconds(3600))
+        let system = DesktopDatabase.system(path: tree.environment["PATH"])
+        #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system)?.id == "firefox.desktop")
+        let directory = tree.root + "/data/applications"
+        var before = stat()
+        stat(directory, &before)
+        try "[Desktop Entry]\nType=Application\nName=firefox\nExec=recorder firefox %u\nMimeType=x-scheme-handler/mailto;\n"
+            .write(toFile: directory + "/firefox.desktop", atomically: false, encoding: .utf8)
+        var times = [before.st_atim, before.st_mtim]
+        utimensat(AT_FDCWD, directory, &times, 0)
+        #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system)?.id == "firefox.desktop")
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=other.desktop;\n")
+        try tree.app("other.desktop", schemes: ["https"])
+        #expect(try database.catalog().defaultApplication(for: "x-scheme-handler/https", system: system)?.id == "other.desktop")
     }
 }

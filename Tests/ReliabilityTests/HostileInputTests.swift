@@ -161,6 +161,7 @@ struct DaemonFaultTests {
             defer { client.close() }
             #expect(try await d.open(client, "https://x/"))
             #expect(try await tree.waitForRecords(1).first?.app == "bad")
+            _ = try await systemd.waitForTransientUnits(1)
             #expect(systemd.unitProperties(named: "Description") == ["bad \u{FFFD}\u{FFFD}\u{FFFD} launched by openurld"])
             #expect(try await d.open(client, "https://still-serving/"))
         }

@@ -15,6 +15,13 @@ public final class FakeSystemdManager: Sendable {
     /// The arguments of every `StartTransientUnit` call so far.
     public var transientUnits: [[Value]] { log.calls.withLock { $0 } }
 
+    /// The scopes made so far, once there are `count` (a launch is answered
+    /// before its scope is made), or after five seconds.
+    public func waitForTransientUnits(_ count: Int) async throws -> [[Value]] {
+        for _ in 0..<500 where transientUnits.count < count { try await Task.sleep(for: .milliseconds(10)) }
+        return transientUnits
+    }
+
     /// The string properties of each transient unit, e.g. its `Description`.
     public func unitProperties(named property: String) -> [String] {
         transientUnits.compactMap { call -> String? in
