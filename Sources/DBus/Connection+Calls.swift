@@ -24,7 +24,8 @@ extension Connection {
         let result: Result<Message, DBusError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 pending.install(continuation)
-                loop.queue.async { [self] in start(pending, message, timeout: timeout) }
+                // Inline on this thread while the loop is idle (see `send`).
+                loop.sync { start(pending, message, timeout: timeout) }
             }
         } onCancel: {
             pending.cancel()

@@ -86,9 +86,12 @@ public final class Connection: Sendable {
 
     /// Sends a message without waiting for a reply.
     public func send(_ message: Message) {
-        loop.queue.async { [self] in
-            guard let raw = loop.raw else { return }
-            _ = dbus_connection_send(raw, message.raw, nil)
+        // On the loop (a reply from an immediate method) it runs inline; from
+        // elsewhere, `sync` runs it on the calling thread while the loop is
+        // idle (libdispatch's sync does not switch threads then): a reply
+        // from a task costs no hop.
+        loop.sync {
+            if let raw = loop.raw { _ = dbus_connection_send(raw, message.raw, nil) }
         }
     }
 

@@ -122,7 +122,9 @@ final class EventLoop: @unchecked Sendable {
     private func handleReady(_ entry: WatchPoller.Entry, flags: UInt32) {
         guard raw != nil, poller?.isEnabled(entry) == true else { return }
         _ = dbus_watch_handle(entry.watch, flags)
-        scheduleDispatch()
+        // Dispatch what was just read where it was read, without another
+        // turn of the queue (not inside libdbus here, so it is safe).
+        if !dispatchScheduled { dispatchPending() }
     }
 
     /// Timer sources of one libdbus timeout.

@@ -96,3 +96,41 @@ public final class RuleWatcher: @unchecked Sendable {
         }
     }
 }
+
+/// The fallback when inotify cannot be had (the per-user instance limit is
+/// reached, or the kernel lacks it): the rule directories and files are
+/// compared every `interval`, and a change is reported once.
+public final class RulePoller: @unchecked Sendable {
+    // @unchecked: `timer` is a constant only resumed in init and cancelled in
+    // deinit; `last` is only touched on `queue`, where the timer fires.
+    private let directories: [String]
+    private let queue = DispatchQueue(label: "openurld.rule-poller")
+    private let timer: any DispatchSourceTimer
+    private var last: [Int] = []
+
+    public init(directories: [String], every interval: DispatchTimeInterval = .seconds(2), onChange: @escaping @Sendable () -> Void) {
+        self.directories = directories
+        timer = DispatchSource.makeTimerSource(queue: queue)
+        queue.sync { last = signature() }
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let now = signature()
+            guard now != last else { return }
+            last = now
+            onChange()
+        }
+        timer.resume()
+    }
+
+    deinit { timer.cancel() }
+
+    /// The directories and every file in them, as `stat` sees them (a
+    /// symlinked file's target included).
+    private func signature() -> [Int] {
+        directories.flatMap { directory in
+            let names = ((try? FileSystem.list(directory)) ?? []).map(\.name).sorted()
+            return FileSystem.signature(directory) + names.flatMap { FileSystem.signature(directory + "/" + $0) }
+        }
+    }
+}

@@ -74,11 +74,18 @@ public enum Daemon {
 
         // Rules are loaded again when their files change, or on SIGHUP.
         let reloadRules: @Sendable () -> Void = { dispatcher.replaceRules(with: RuleFiles.load(from: ruleDirectories)) }
-        let watcher = RuleWatcher(directories: ruleDirectories) {
+        let changed: @Sendable () -> Void = {
             logger.info("rule files changed; reloading")
             reloadRules()
         }
-        if watcher == nil { logger.warning("cannot watch the rule directories (inotify: \(String(cString: strerror(errno)))); reload with SIGHUP") }
+        let watcher: AnyObject
+        if let watching = RuleWatcher(directories: ruleDirectories, onChange: changed) {
+            watcher = watching
+        } else {
+            // Without inotify (the per-user instance limit, say), polling still notices edits.
+            logger.warning("cannot watch the rule directories (inotify: \(String(cString: strerror(errno)))); checking them every 2 s instead")
+            watcher = RulePoller(directories: ruleDirectories, onChange: changed)
+        }
         defer { withExtendedLifetime(watcher) {} }
         let idleWatch = options.idleExit.map { limit in
             Task {

@@ -352,7 +352,8 @@ extension BusTests {
 
 extension BusTests {
     /// Closing from inside a handler (on the loop, inside libdbus's dispatch)
-    /// is deferred until the handler returns, not done under libdbus's feet.
+    /// is deferred until the handler returns, not done under libdbus's feet;
+    /// the handler's reply is written out before the connection closes.
     @Test func aHandlerMayCloseItsOwnConnection() async throws {
         try await withPrivateBus { bus in
             let server = try await bus.connect()
@@ -364,10 +365,7 @@ extension BusTests {
                     return []
                 },
             ])], at: "/closer")
-            let error = await #expect(throws: DBusError.self) {
-                try await client.call(server.uniqueName, "/closer", "org.example.Closer", "Close", timeout: .seconds(5))
-            }
-            #expect(error?.name == .noReply)
+            #expect(try await client.call(server.uniqueName, "/closer", "org.example.Closer", "Close", timeout: .seconds(5)) == [])
             let reason = await server.disconnected()
             #expect(reason.message == "the connection was closed")
         }
