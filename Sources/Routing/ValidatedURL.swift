@@ -84,6 +84,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
     private static func problem(with scalar: Unicode.Scalar) -> String? {
         let value = scalar.value
         if value < 0x20 || value == 0x7F || (0x80...0x9F).contains(value) { return "a control character" }
+        // Printable ASCII but the space needs no look at Unicode's tables.
+        if value > 0x20 && value < 0x7F { return nil }
         if scalar.properties.isWhitespace { return "whitespace" }
         if scalar.properties.isBidiControl { return "a bidirectional control character" }
         // Invisible characters used to disguise links. ZWJ and ZWNJ are

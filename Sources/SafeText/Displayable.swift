@@ -8,6 +8,9 @@
 ///
 ///     displayable("evil\u{1B}[2J")   // "evil\u{1B}[2J" with the ESC spelled out
 public func displayable(_ text: some StringProtocol) -> String {
+    // Printable ASCII, which nearly every log line is, needs no look at
+    // Unicode properties (that cost was most of a forwarded call's CPU).
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(text) }
     guard text.unicodeScalars.contains(where: needsEscape) else { return String(text) }
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
@@ -34,6 +37,7 @@ extension Unicode.Scalar {
 public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0..<0x20, 0x7F...0x9F: return true
+    case 0x20..<0x7F: return false
     case 0x2028, 0x2029: return true
     default:
         return scalar.properties.isBidiControl || scalar.properties.generalCategory == .format
