@@ -7,14 +7,16 @@ struct HostAndPort {
     let port: Substring?
 
     init(_ text: Substring) {
-        let literalEnd = text.hasPrefix("[") ? text.firstIndex(of: "]").map(text.index(after:)) : nil
-        guard let colon = text[(literalEnd ?? text.startIndex)...].lastIndex(of: ":") else {
+        // By code points (see URLParts), not Characters.
+        let bytes = text.utf8
+        let literalEnd = bytes.first == UInt8(ascii: "[") ? bytes.firstIndex(of: UInt8(ascii: "]")).map(bytes.index(after:)) : nil
+        guard let colon = bytes[(literalEnd ?? bytes.startIndex)...].lastIndex(of: UInt8(ascii: ":")) else {
             host = text
             port = nil
             return
         }
         host = text[..<colon]
-        port = text[text.index(after: colon)...]
+        port = text[bytes.index(after: colon)...]
     }
 
     /// A port's value: decimal digits (leading zeros allowed, as in `:0080`)

@@ -20,19 +20,25 @@ struct URLParts {
 
     init(scheme: String, rest: Substring) {
         let special = Self.specialSchemes.contains(scheme)
-        func isSlash(_ c: Character) -> Bool { c == "/" || (special && c == "\\") }
+        // Code points, as the WHATWG parser reads them, not Characters: a
+        // combining mark after '/' does not hide the slash (`a.example/\u{301}@b`
+        // is host a.example), and bytes are much cheaper than graphemes.
+        func isSlash(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "/") || (special && byte == UInt8(ascii: "\\")) }
+        let bytes = rest.utf8
 
         // Everything up to '?' or '#' is authority and path.
-        let hierarchical = rest[..<(rest.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? rest.endIndex)]
-        var index = hierarchical.startIndex
+        let hierarchicalEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let hierarchical = rest[..<hierarchicalEnd]
+        let view = hierarchical.utf8
+        var index = view.startIndex
         var slashes = 0
-        while index < hierarchical.endIndex, isSlash(hierarchical[index]) {
+        while index < view.endIndex, isSlash(view[index]) {
             slashes += 1
-            index = hierarchical.index(after: index)
+            index = view.index(after: index)
         }
         // Special schemes have an authority whatever the slashes (`http:x.org`
         // opens x.org); others only after exactly `//`.
-        let hasAuthority = special ? index < hierarchical.endIndex : slashes >= 2
+        let hasAuthority = special ? index < view.endIndex : slashes >= 2
         guard hasAuthority else {
             host = nil
             writtenHost = nil
@@ -41,12 +47,13 @@ struct URLParts {
             return
         }
         if !special {
-            index = hierarchical.index(hierarchical.startIndex, offsetBy: 2)
+            index = view.index(view.startIndex, offsetBy: 2)
         }
-        let authorityEnd = hierarchical[index...].firstIndex(where: isSlash) ?? hierarchical.endIndex
+        let authorityEnd = view[index...].firstIndex(where: isSlash) ?? view.endIndex
         let authority = hierarchical[index..<authorityEnd]
         path = hierarchical[authorityEnd...]
-        let afterUserinfo = authority[(authority.lastIndex(of: "@").map(authority.index(after:)) ?? authority.startIndex)...]
+        let at = authority.utf8.lastIndex(of: UInt8(ascii: "@"))
+        let afterUserinfo = authority[(at.map { authority.utf8.index(after: $0) } ?? authority.startIndex)...]
         let split = HostAndPort(afterUserinfo)
         writtenHost = split.host
         (host, port) = Self.host(split)

@@ -34,6 +34,13 @@ import Testing
     /// patterns: each must match like the plain form (run by `hostPatterns`).
     static let browserSpellings: [(String, String, Bool)] = [
         ("ad.doubleclick.net", "https://ad.doubleclick.net./", true),
+        // A combining mark after a delimiter does not hide it: the URL is
+        // read by code points, as browsers read it, not by Characters.
+        ("a.example", "https://a.example/\u{301}@b.example/", true),
+        ("b.example", "https://a.example/\u{301}@b.example/", false),
+        ("b.example", "https://b.example?\u{301}@evil.example", true),
+        ("evil.example", "https://b.example?\u{301}@evil.example", false),
+        ("b.example", "https://b.example#\u{301}@evil.example", true),
         ("ad.doubleclick.net", "https://ad.doubleclick.net%2E/", true),
         ("*.doubleclick.net", "https://ad.doubleclick.net./x", true),
         ("ad.doubleclick.net.", "https://ad.doubleclick.net/", true),
