@@ -31,14 +31,10 @@ public struct DispatcherClient: Sendable {
         public let scope: String
 
         init(_ entry: [String: Variant]) {
+            let match = DispatcherAPI.HandlerMatch(listed: entry)
             id = entry["id"]?.get(UInt32.self) ?? 0
-            name = entry["name"]?.get(String.self) ?? ""
             owner = entry["owner"]?.get(String.self) ?? ""
-            schemes = entry["schemes"]?.get([String].self) ?? []
-            hosts = entry["hosts"]?.get([String].self) ?? []
-            paths = entry["paths"]?.get([String].self) ?? []
-            priority = entry["priority"]?.get(Int32.self) ?? 0
-            scope = entry["scope"]?.get(String.self) ?? ""
+            (name, schemes, hosts, paths, priority, scope) = (match.name, match.schemes, match.hosts, match.paths, match.priority, match.scope.rawValue)
         }
     }
 

@@ -7,45 +7,13 @@ import Synchronization
 /// a new owner), every live handler is registered again.
 public final class HandlerHost: Sendable {
     /// What a handler is told with each URL.
-    public struct Context: Sendable, Equatable {
-        public let caller: String
-        public let callerAppID: String
-        public let originalURL: String
-        public let activationToken: String?
-    }
+    public typealias Context = DispatcherAPI.HandlerContext
 
     /// A handler's answer, as on the wire.
-    public enum Answer: Sendable, Equatable {
-        case handled, discarded, systemAction
-        case rewrite(String)
-    }
+    public typealias Answer = DispatcherAPI.HandlerReply
 
     /// What to match, as `RegisterHandler` takes it.
-    public struct Spec: Sendable, Equatable {
-        public var schemes: [String]
-        public var hosts: [String] = []
-        public var paths: [String] = []
-        public var priority: Int32 = 0
-        public var scope: String = "session"
-        public var name: String = ""
-
-        public init(schemes: [String], hosts: [String] = [], paths: [String] = [], priority: Int32 = 0, scope: String = "session", name: String = "") {
-            self.schemes = schemes
-            self.hosts = hosts
-            self.paths = paths
-            self.priority = priority
-            self.scope = scope
-            self.name = name
-        }
-
-        var dbusValue: Value {
-            var spec: [String: Variant] = ["schemes": Variant(schemes), "priority": Variant(priority), "scope": Variant(scope)]
-            if !hosts.isEmpty { spec["hosts"] = Variant(hosts) }
-            if !paths.isEmpty { spec["paths"] = Variant(paths) }
-            if !name.isEmpty { spec["name"] = Variant(name) }
-            return spec.dbusValue
-        }
-    }
+    public typealias Spec = DispatcherAPI.HandlerMatch
 
     public typealias Handle = @Sendable (String, Context) async -> Answer
 
@@ -91,7 +59,7 @@ public final class HandlerHost: Sendable {
     }
 
     private func register(_ path: ObjectPath, _ spec: Spec) async throws(DBusError) {
-        let id = try await client.call("RegisterHandler", [.objectPath(path), spec.dbusValue]).decode(UInt32.self)
+        let id = try await client.call("RegisterHandler", [.objectPath(path), spec.dictionary.dbusValue]).decode(UInt32.self)
         let stillLive = live.withLock { live in
             guard live[path] != nil else { return false }
             live[path]!.id = id
@@ -128,16 +96,7 @@ public final class HandlerHost: Sendable {
                 results: [Argument("result", .string), Argument("url", .string)],
                 asyncHandler: { call throws(DBusError) in
                     let (url, raw) = try call.arguments.decode(String.self, [String: Variant].self)
-                    let context = Context(
-                        caller: raw["caller"]?.get(String.self) ?? "", callerAppID: raw["caller-app-id"]?.get(String.self) ?? "",
-                        originalURL: raw["original-url"]?.get(String.self) ?? url,
-                        activationToken: raw["activation-token"]?.get(String.self))
-                    switch await handle(url, context) {
-                    case .handled: return [.string(HandlerResult.handled.rawValue), .string("")]
-                    case .discarded: return [.string(HandlerResult.discarded.rawValue), .string("")]
-                    case .systemAction: return [.string(HandlerResult.systemAction.rawValue), .string("")]
-                    case .rewrite(let url): return [.string(HandlerResult.systemAction.rawValue), .string(url)]
-                    }
+                    return await handle(url, Context(decoding: raw, url: url)).arguments
                 }),
         ])
     }

@@ -3,52 +3,16 @@ import DispatcherAPI
 import FoundationEssentials
 import Synchronization
 
-/// Which URLs a handler wants, and how it ranks among others.
-public struct URLHandlerMatch: Sendable, Equatable {
-    /// Whom the handler answers for.
-    public enum Scope: String, Sendable {
-        /// Every program's URLs.
-        case session
-        /// Only URLs this process opens.
-        case caller
-    }
+/// Which URLs a handler wants, and how it ranks among others (the
+/// contract's `RegisterHandler` spec).
+///
+///     URLHandlerMatch(schemes: ["https"], hosts: ["*.example.com"], paths: ["/issues/**"], name: "issues")
+public typealias URLHandlerMatch = DispatcherAPI.HandlerMatch
 
-    /// Schemes, e.g. `["https", "http"]`, or `["*"]` for every scheme.
-    public var schemes: [String]
-    /// `example.com` or `*.example.com`; empty means any host.
-    public var hosts: [String]
-    /// Path globs (`*`, `**`); empty means any path.
-    public var paths: [String]
-    /// Higher is asked first; default 0.
-    public var priority: Int32
-    /// Whether the handler is asked for every program's URLs or only this process's.
-    public var scope: Scope
-    /// A name for `openurl handlers` and the log.
-    public var name: String
-
-    /// Describes which URLs a handler wants.
-    ///
-    ///     URLHandlerMatch(schemes: ["https"], hosts: ["*.example.com"], paths: ["/issues/**"], name: "issues")
-    public init(schemes: [String], hosts: [String] = [], paths: [String] = [], priority: Int32 = 0, scope: Scope = .session, name: String = "") {
-        self.schemes = schemes
-        self.hosts = hosts
-        self.paths = paths
-        self.priority = priority
-        self.scope = scope
-        self.name = name
-    }
-}
-
-/// What a handler is told about the URL it is asked about.
-public struct URLHandlerContext: Sendable, Equatable {
-    /// The bus name of the program that opened the URL.
-    public let caller: String
-    /// Its application ID, when known ("" otherwise); a hint, not a credential.
-    public let callerAppID: String
-    /// The URL before any rewrite.
-    public let originalURL: String
-    public let activationToken: String?
-}
+/// What a handler is told about the URL it is asked about: the caller, its
+/// application ID (a hint, not a credential), the URL before any rewrite,
+/// and the activation token.
+public typealias URLHandlerContext = DispatcherAPI.HandlerContext
 
 /// A handler registered with the dispatcher. It stays registered until
 /// `cancel()` is called or the registration is released, and is registered
@@ -95,15 +59,10 @@ extension OpenURLAction {
         _ match: URLHandlerMatch, handler: @escaping @Sendable (URL, URLHandlerContext) async -> Result
     ) async throws(DBusError) -> URLHandlerRegistration {
         let host = try await HandlerHosts.shared.host()
-        let spec = HandlerHost.Spec(
-            schemes: match.schemes, hosts: match.hosts, paths: match.paths, priority: match.priority,
-            scope: match.scope.rawValue, name: match.name)
-        let path = try await host.add(spec) { text, context in
+        let path = try await host.add(match) { text, context in
             // The dispatcher validated the URL; Foundation may still be stricter.
             guard let url = URL(string: text) else { return .systemAction }
-            let answer = await handler(url, URLHandlerContext(
-                caller: context.caller, callerAppID: context.callerAppID, originalURL: context.originalURL,
-                activationToken: context.activationToken))
+            let answer = await handler(url, context)
             switch answer.kind {
             case .handled: return .handled
             case .discarded: return .discarded

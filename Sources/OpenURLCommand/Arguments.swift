@@ -1,3 +1,4 @@
+import DispatcherAPI
 import Routing
 
 /// What the command line asks `openurl` to do.
@@ -18,14 +19,10 @@ public enum Command: Equatable, Sendable {
     case version
 }
 
-/// `openurl handle`'s options.
+/// `openurl handle`'s options: what the handler matches, and the command.
 public struct HandleOptions: Equatable, Sendable {
-    public var schemes: [String] = []
-    public var hosts: [String] = []
-    public var paths: [String] = []
-    public var priority: Int32 = 0
-    public var scope = "session"
-    public var name = ""
+    /// The spec registered (its name defaults to the command line).
+    public var match = DispatcherAPI.HandlerMatch(schemes: [])
     public var command: [String] = []
 }
 
@@ -188,25 +185,25 @@ extension Command {
                 return next
             }
             switch name {
-            case "--scheme": options.schemes.append(try value().lowercased())
-            case "--host": options.hosts.append(try value())
-            case "--path": options.paths.append(try value())
-            case "--name": options.name = try value()
+            case "--scheme": options.match.schemes.append(try value().lowercased())
+            case "--host": options.match.hosts.append(try value())
+            case "--path": options.match.paths.append(try value())
+            case "--name": options.match.name = try value()
             case "--priority":
                 let text = try value()
                 guard let priority = Int32(text) else { throw UsageError("--priority takes a whole number, not '\(text)'", topic: "handle") }
-                options.priority = priority
+                options.match.priority = priority
             case "--scope":
                 let scope = try value()
-                guard scope == "session" || scope == "caller" else {
+                guard let parsed = DispatcherAPI.HandlerMatch.Scope(rawValue: scope) else {
                     throw UsageError("--scope is 'session' or 'caller', not '\(scope)'", topic: "handle")
                 }
-                options.scope = scope
+                options.match.scope = parsed
             default:
                 throw UsageError("unknown option '\(argument)'", topic: "handle")
             }
         }
-        if options.schemes.isEmpty { options.schemes = defaultSchemes }
+        if options.match.schemes.isEmpty { options.match.schemes = defaultSchemes }
         guard !options.command.isEmpty else { throw UsageError("handle needs '-- COMMAND [ARG...]'", topic: "handle") }
         return options
     }

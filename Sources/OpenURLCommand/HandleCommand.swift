@@ -26,9 +26,8 @@ struct HandleCommand {
         }
         defer { connection.close() }
         let host = HandlerHost(client: DispatcherClient(connection: connection))
-        let spec = HandlerHost.Spec(
-            schemes: options.schemes, hosts: options.hosts, paths: options.paths, priority: options.priority,
-            scope: options.scope, name: options.name.isEmpty ? options.command.joined(separator: " ") : options.name)
+        var spec = options.match
+        if spec.name.isEmpty { spec.name = options.command.joined(separator: " ") }
         let (stops, stop) = AsyncStream.makeStream(of: String.self)
         let signals = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)

@@ -83,15 +83,13 @@ public final class Dispatcher: Sendable {
         _ handler: Handler<HandlerEndpoint>, about url: ValidatedURL, caller: BusName, appID: String,
         original: ValidatedURL, activationToken: String?, timeout: Duration
     ) async -> HandlerAnswer {
-        var context: [String: Variant] = [
-            "caller": Variant(caller.rawValue), "caller-app-id": Variant(appID), "original-url": Variant(original.text),
-        ]
-        if let activationToken { context["activation-token"] = Variant(activationToken) }
+        let context = DispatcherAPI.HandlerContext(
+            caller: caller.rawValue, callerAppID: appID, originalURL: original.text, activationToken: activationToken)
         let answer: HandlerAnswer
         do {
             let reply = try await connection.call(
                 BusName(trusted: handler.owner), handler.payload.path, DispatcherAPI.handlerInterface, "HandleURL",
-                [.string(url.text), context.dbusValue], timeout: timeout)
+                [.string(url.text), context.dictionary.dbusValue], timeout: timeout)
             answer = Self.answer(from: reply)
         } catch {
             answer = Self.answer(from: error, whileCancelled: Task.isCancelled)
@@ -125,14 +123,15 @@ public final class Dispatcher: Sendable {
 
     /// Reads `HandleURL`'s `(ss)` reply.
     static func answer(from reply: [Value]) -> HandlerAnswer {
-        guard let (result, url) = try? reply.decode(String.self, String.self) else {
-            return .failed("replied with signature '\(reply.signature)' instead of 'ss'")
-        }
-        switch HandlerResult(rawValue: result) {
-        case .handled?: return .handled
-        case .discarded?: return .discarded
-        case .systemAction?: return url.isEmpty ? .systemAction : .rewrite(url)
-        case nil: return .failed("replied with unknown result '\(result.prefix(64))'")
+        do {
+            switch try DispatcherAPI.HandlerReply(reply: reply) {
+            case .handled: return .handled
+            case .discarded: return .discarded
+            case .systemAction: return .systemAction
+            case .rewrite(let url): return .rewrite(url)
+            }
+        } catch {
+            return .failed(error.message)
         }
     }
 

@@ -7,41 +7,16 @@ public struct HandlerEndpoint: Sendable, Equatable {
     public let path: ObjectPath
 }
 
-/// The spec keys of `RegisterHandler`, as an `a{sv}` dictionary.
 extension HandlerSpec {
-    static let specKeys: [String: DBusType] = [
-        "schemes": .array(.string), "hosts": .array(.string), "paths": .array(.string),
-        "priority": .int32, "scope": .string, "name": .string,
-    ]
-
-    /// Reads a spec from `RegisterHandler`'s dictionary.
+    /// Reads a spec from `RegisterHandler`'s dictionary (the contract's
+    /// `HandlerMatch`), then validates its values.
     /// - Throws: `InvalidArgs` for unknown keys, wrong types and invalid values.
     init(dbus dictionary: [String: Variant]) throws(DBusError) {
-        for (key, value) in dictionary {
-            guard let type = Self.specKeys[key] else {
-                let known = Self.specKeys.keys.sorted().joined(separator: ", ")
-                throw .invalidArgs("unknown spec key '\(key.prefix(64))' (known keys: \(known))")
-            }
-            guard value.value.type == type else {
-                throw .invalidArgs("spec key '\(key)' must have type '\(type)', not '\(value.value.type)'")
-            }
-        }
-        guard let schemes = dictionary["schemes"]?.get([String].self) else {
-            throw .invalidArgs("spec key 'schemes' (as) is required")
-        }
-        var scope = Scope.session
-        if let text = dictionary["scope"]?.get(String.self) {
-            guard let parsed = Scope(rawValue: text) else {
-                throw .invalidArgs("spec key 'scope' must be 'session' or 'caller', not '\(text.prefix(64))'")
-            }
-            scope = parsed
-        }
+        let match = try DispatcherAPI.HandlerMatch(decoding: dictionary)
         do {
             try self.init(
-                schemes: schemes, hosts: dictionary["hosts"]?.get([String].self) ?? [],
-                paths: dictionary["paths"]?.get([String].self) ?? [],
-                priority: dictionary["priority"]?.get(Int32.self) ?? 0, scope: scope,
-                name: dictionary["name"]?.get(String.self) ?? "")
+                schemes: match.schemes, hosts: match.hosts, paths: match.paths, priority: match.priority,
+                scope: match.scope == .caller ? .caller : .session, name: match.name)
         } catch {
             throw .invalidArgs(error.message)
         }
@@ -53,11 +28,12 @@ extension Handler where Payload == HandlerEndpoint {
     var dbusDescription: Value { descriptionEntries.dbusValue }
 
     var descriptionEntries: [String: Variant] {
-        [
-            "id": Variant(id), "name": Variant(spec.name), "owner": Variant(owner),
-            "schemes": Variant(spec.schemes), "hosts": Variant(spec.hosts.map(\.description)),
-            "paths": Variant(spec.paths.map(\.description)), "priority": Variant(spec.priority),
-            "scope": Variant(spec.scope.rawValue),
-        ]
+        var entry = DispatcherAPI.HandlerMatch(
+            schemes: spec.schemes, hosts: spec.hosts.map(\.description), paths: spec.paths.map(\.description), priority: spec.priority,
+            scope: spec.scope == .caller ? .caller : .session, name: spec.name
+        ).listing
+        entry["id"] = Variant(id)
+        entry["owner"] = Variant(owner)
+        return entry
     }
 }

@@ -1,0 +1,71 @@
+import DBus
+import Routing
+
+extension DispatcherAPI {
+    /// What a handler is told with each URL: `HandleURL`'s context
+    /// dictionary, written by the daemon and read by every handler host
+    /// (the `OpenURL` library calls it `URLHandlerContext`).
+    public struct HandlerContext: Sendable, Equatable {
+        /// The bus name of the program that opened the URL.
+        public let caller: String
+        /// Its application ID, when known ("" otherwise); a hint, not a credential.
+        public let callerAppID: String
+        /// The URL before any rewrite.
+        public let originalURL: String
+        public let activationToken: String?
+
+        public init(caller: String, callerAppID: String, originalURL: String, activationToken: String?) {
+            self.caller = caller
+            self.callerAppID = callerAppID
+            self.originalURL = originalURL
+            self.activationToken = activationToken
+        }
+
+        public var dictionary: [String: Variant] {
+            var context: [String: Variant] = [
+                "caller": Variant(caller), "caller-app-id": Variant(callerAppID), "original-url": Variant(originalURL),
+            ]
+            if let activationToken { context["activation-token"] = Variant(activationToken) }
+            return context
+        }
+
+        /// Reads the dictionary of a call about `url`; missing keys read as empty.
+        public init(decoding context: [String: Variant], url: String) {
+            self.init(
+                caller: context["caller"]?.get(String.self) ?? "", callerAppID: context["caller-app-id"]?.get(String.self) ?? "",
+                originalURL: context["original-url"]?.get(String.self) ?? url,
+                activationToken: context["activation-token"]?.get(String.self))
+        }
+    }
+
+    /// A handler's answer to `HandleURL`, as its `(ss)` reply carries it.
+    public enum HandlerReply: Sendable, Equatable {
+        case handled, discarded, systemAction
+        /// `systemAction` with another URL to pass on.
+        case rewrite(String)
+
+        /// The reply's arguments.
+        public var arguments: [Value] {
+            switch self {
+            case .handled: [.string(HandlerResult.handled.rawValue), .string("")]
+            case .discarded: [.string(HandlerResult.discarded.rawValue), .string("")]
+            case .systemAction: [.string(HandlerResult.systemAction.rawValue), .string("")]
+            case .rewrite(let url): [.string(HandlerResult.systemAction.rawValue), .string(url)]
+            }
+        }
+
+        /// Reads a reply.
+        /// - Throws: a message saying what is wrong with it: the signature, or an unknown result.
+        public init(reply: [Value]) throws(DBusError) {
+            guard let (result, url) = try? reply.decode(String.self, String.self) else {
+                throw .invalidArgs("replied with signature '\(reply.signature)' instead of 'ss'")
+            }
+            switch HandlerResult(rawValue: result) {
+            case .handled?: self = .handled
+            case .discarded?: self = .discarded
+            case .systemAction?: self = url.isEmpty ? .systemAction : .rewrite(url)
+            case nil: throw .invalidArgs("replied with unknown result '\(result.prefix(64))'")
+            }
+        }
+    }
+}
