@@ -60,7 +60,7 @@ public struct DispatcherClient: Sendable {
         init(_ entry: [String: Variant]) {
             let isRule = entry["kind"]?.get(String.self) == "rule"
             handler = isRule ? nil : HandlerInfo(entry)
-            rule = isRule ? RuleInfo(entry) : nil
+            rule = isRule ? RuleInfo(listed: entry) : nil
             url = entry["url"]?.get(String.self) ?? ""
             result = entry["result"]?.get(String.self) ?? ""
             resultURL = entry["result-url"]?.get(String.self)
@@ -69,48 +69,7 @@ public struct DispatcherClient: Sendable {
     }
 
     /// A rule, as `ListRules` and `Explain` describe it.
-    public struct RuleInfo: Sendable, Equatable {
-        public let name: String
-        public let file: String
-        public let line: UInt32
-        public let isEnabled: Bool
-        public let priority: Int32
-        public let schemes: [String]
-        public let hosts: [String]
-        public let paths: [String]
-        public let callers: [String]
-        public let match: String?
-        public let effect: String
-
-        public init(name: String, file: String, line: UInt32, isEnabled: Bool, priority: Int32, schemes: [String],
-                    hosts: [String], paths: [String], callers: [String], match: String?, effect: String) {
-            self.name = name
-            self.file = file
-            self.line = line
-            self.isEnabled = isEnabled
-            self.priority = priority
-            self.schemes = schemes
-            self.hosts = hosts
-            self.paths = paths
-            self.callers = callers
-            self.match = match
-            self.effect = effect
-        }
-
-        init(_ entry: [String: Variant]) {
-            name = entry["name"]?.get(String.self) ?? ""
-            file = entry["file"]?.get(String.self) ?? ""
-            line = entry["line"]?.get(UInt32.self) ?? 0
-            isEnabled = entry["enabled"]?.get(Bool.self) ?? true
-            priority = entry["priority"]?.get(Int32.self) ?? 0
-            schemes = entry["schemes"]?.get([String].self) ?? []
-            hosts = entry["hosts"]?.get([String].self) ?? []
-            paths = entry["paths"]?.get([String].self) ?? []
-            callers = entry["callers"]?.get([String].self) ?? []
-            match = entry["match"]?.get(String.self)
-            effect = entry["effect"]?.get(String.self) ?? ""
-        }
-    }
+    public typealias RuleInfo = DispatcherAPI.RuleInfo
 
     /// The steps a walk for `url` would take, in order, and the fallback application ("" if none).
     public func explain(_ url: String) async throws(DBusError) -> (steps: [ExplainStep], application: String) {

@@ -68,11 +68,5 @@ struct RuleCommands {
     }
 
     /// A rule read from its file, described as the daemon would describe it.
-    static func info(_ rule: Rule) -> DispatcherClient.RuleInfo {
-        DispatcherClient.RuleInfo(
-            name: rule.name, file: rule.source.path, line: UInt32(clamping: rule.source.line), isEnabled: rule.isEnabled,
-            priority: rule.spec.priority, schemes: rule.spec.schemes, hosts: rule.spec.hosts.map(\.description),
-            paths: rule.spec.paths.map(\.description), callers: rule.callers.map(\.description),
-            match: rule.pattern?.pattern, effect: rule.effectDescription)
-    }
+    static func info(_ rule: Rule) -> DispatcherClient.RuleInfo { DispatcherAPI.RuleInfo(rule) }
 }
