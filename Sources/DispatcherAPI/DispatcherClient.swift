@@ -20,53 +20,14 @@ public struct DispatcherClient: Sendable {
     }
 
     /// A registered handler, as `ListHandlers` and `Explain` describe it.
-    public struct HandlerInfo: Sendable, Equatable {
-        public let id: UInt32
-        public let name: String
-        public let owner: String
-        public let schemes: [String]
-        public let hosts: [String]
-        public let paths: [String]
-        public let priority: Int32
-        public let scope: String
-
-        init(_ entry: [String: Variant]) {
-            let match = DispatcherAPI.HandlerMatch(listed: entry)
-            id = entry["id"]?.get(UInt32.self) ?? 0
-            owner = entry["owner"]?.get(String.self) ?? ""
-            (name, schemes, hosts, paths, priority, scope) = (match.name, match.schemes, match.hosts, match.paths, match.priority, match.scope.rawValue)
-        }
-    }
+    public typealias HandlerInfo = DispatcherAPI.HandlerInfo
 
     public func handlers() async throws(DBusError) -> [HandlerInfo] {
-        try await call("ListHandlers").decode([[String: Variant]].self).map(HandlerInfo.init)
+        try await call("ListHandlers").decode([[String: Variant]].self).map(HandlerInfo.init(listed:))
     }
 
     /// One step of `Explain`'s dry run: a run-time handler or a rule.
-    public struct ExplainStep: Sendable, Equatable {
-        /// Set for a run-time handler.
-        public let handler: HandlerInfo?
-        /// Set for a rule.
-        public let rule: RuleInfo?
-        /// The URL it would be asked about.
-        public let url: String
-        /// `handled`, `discarded` or `systemAction`.
-        public let result: String
-        /// The URL it passes on, when it rewrites.
-        public let resultURL: String?
-        /// The host it was matched against, as a browser reads it.
-        public let host: String?
-
-        init(_ entry: [String: Variant]) {
-            let isRule = entry["kind"]?.get(String.self) == "rule"
-            handler = isRule ? nil : HandlerInfo(entry)
-            rule = isRule ? RuleInfo(listed: entry) : nil
-            url = entry["url"]?.get(String.self) ?? ""
-            result = entry["result"]?.get(String.self) ?? ""
-            resultURL = entry["result-url"]?.get(String.self)
-            host = entry["host"]?.get(String.self)
-        }
-    }
+    public typealias ExplainStep = DispatcherAPI.ExplainStep
 
     /// A rule, as `ListRules` and `Explain` describe it.
     public typealias RuleInfo = DispatcherAPI.RuleInfo
@@ -74,7 +35,7 @@ public struct DispatcherClient: Sendable {
     /// The steps a walk for `url` would take, in order, and the fallback application ("" if none).
     public func explain(_ url: String) async throws(DBusError) -> (steps: [ExplainStep], application: String) {
         let (steps, application) = try await call("Explain", [.string(url)]).decode([[String: Variant]].self, String.self)
-        return (steps.map(ExplainStep.init), application)
+        return (steps.map(ExplainStep.init(listed:)), application)
     }
 
     /// A link `DetectLinks` found: UTF-8 offset and length, kind, URL.

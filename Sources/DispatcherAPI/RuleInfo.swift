@@ -17,7 +17,8 @@ extension DispatcherAPI {
         public let paths: [String]
         public let callers: [String]
         public let match: String?
-        public let effect: String
+        /// What the rule does; in `Explain`, what it would do to that URL.
+        public var effect: String
 
         public init(name: String, file: String, line: UInt32, isEnabled: Bool, priority: Int32, schemes: [String],
                     hosts: [String], paths: [String], callers: [String], match: String?, effect: String) {

@@ -1,4 +1,5 @@
 import DBus
+import DispatcherAPI
 import Router
 import Routing
 import Rules
@@ -18,28 +19,28 @@ extension Dispatcher {
         return (steps.map(Self.explanation), application ?? "")
     }
 
-    /// One step's `a{sv}`: the handler's or the whole rule's entries (as
-    /// `ListHandlers` and `ListRules` give them), then what it would do.
+    /// One step's `a{sv}`: the handler's or the whole rule's entry (as
+    /// `ListHandlers` and `ListRules` give them), then what it would do; a
+    /// rule's `effect` says what it would do to this URL.
     static func explanation(_ explained: Router<HandlerEndpoint>.ExplainedStep) -> [String: Variant] {
-        var entry: [String: Variant]
+        var handler: DispatcherAPI.HandlerInfo?
+        var rule: DispatcherAPI.RuleInfo?
         switch explained.step.payload {
-        case .handler(let endpoint):
-            entry = explained.step.withPayload { _ in endpoint }.descriptionEntries
-            entry["kind"] = Variant("handler")
-        case .rule(let rule):
-            entry = rule.descriptionEntries
-            entry["kind"] = Variant("rule")
-            entry["effect"] = explained.effect.map { Variant($0) }
+        case .handler(let endpoint): handler = explained.step.withPayload { _ in endpoint }.info
+        case .rule(let loaded):
+            rule = DispatcherAPI.RuleInfo(loaded)
+            if let effect = explained.effect { rule?.effect = effect }
         }
         let current = explained.url
-        entry["url"] = Variant(current.text)
-        if let host = current.host { entry["host"] = Variant(host.description) }
+        var resultURL: String?
         switch explained.answer {
-        case .rewrite(let text): entry["result-url"] = Variant(text)
-        case .useDefault(let text) where text != current.text: entry["result-url"] = Variant(text)
+        case .rewrite(let text): resultURL = text
+        case .useDefault(let text) where text != current.text: resultURL = text
         default: break
         }
-        entry["result"] = Variant(explained.answer.resultString)
-        return entry
+        return DispatcherAPI.ExplainStep(
+            handler: handler, rule: rule, url: current.text, result: explained.answer.resultString, resultURL: resultURL,
+            host: current.host?.description
+        ).listing
     }
 }

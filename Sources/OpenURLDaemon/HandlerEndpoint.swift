@@ -27,13 +27,12 @@ extension Handler where Payload == HandlerEndpoint {
     /// The `a{sv}` entry `ListHandlers` returns (`Explain` adds to it).
     var dbusDescription: Value { descriptionEntries.dbusValue }
 
-    var descriptionEntries: [String: Variant] {
-        var entry = DispatcherAPI.HandlerMatch(
+    var descriptionEntries: [String: Variant] { info.listing }
+
+    /// What `ListHandlers` and `Explain` say of it.
+    var info: DispatcherAPI.HandlerInfo {
+        DispatcherAPI.HandlerInfo(id: id, owner: owner, match: DispatcherAPI.HandlerMatch(
             schemes: spec.schemes, hosts: spec.hosts.map(\.description), paths: spec.paths.map(\.description), priority: spec.priority,
-            scope: spec.scope == .caller ? .caller : .session, name: spec.name
-        ).listing
-        entry["id"] = Variant(id)
-        entry["owner"] = Variant(owner)
-        return entry
+            scope: spec.scope == .caller ? .caller : .session, name: spec.name))
     }
 }
