@@ -39,12 +39,7 @@ public struct DispatcherClient: Sendable {
     }
 
     /// A link `DetectLinks` found: UTF-8 offset and length, kind, URL.
-    public struct FoundLink: Sendable, Equatable {
-        public let offset: UInt32
-        public let length: UInt32
-        public let kind: String
-        public let url: String
-    }
+    public typealias FoundLink = DispatcherAPI.FoundLink
 
     /// The links in `text` (`kinds`: only these; `nil`: all).
     public func detectLinks(in text: String, kinds: [String]? = nil) async throws(DBusError) -> [FoundLink] {
@@ -55,10 +50,8 @@ public struct DispatcherClient: Sendable {
         guard case .array(_, let items)? = reply.first, reply.count == 1 else { throw unexpected }
         var links: [FoundLink] = []
         for item in items {
-            guard case .structure(let fields) = item, fields.count == 4, case .uint32(let offset) = fields[0],
-                  case .uint32(let length) = fields[1], case .string(let kind) = fields[2], case .string(let url) = fields[3]
-            else { throw unexpected }
-            links.append(FoundLink(offset: offset, length: length, kind: kind, url: url))
+            guard let link = FoundLink(item) else { throw unexpected }
+            links.append(link)
         }
         return links
     }

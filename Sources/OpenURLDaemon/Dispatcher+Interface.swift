@@ -84,7 +84,7 @@ extension Dispatcher {
                     }),
                 ExportedMethod(
                     "DetectLinks", arguments: [Argument("text", .string), Argument("options", Self.options)],
-                    results: [Argument("links", .array(Self.linkEntry))],
+                    results: [Argument("links", .array(DispatcherAPI.FoundLink.type))],
                     asyncHandler: { call throws(DBusError) in
                         // Off the bus queue: a megabyte of text takes milliseconds.
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
@@ -153,7 +153,6 @@ extension Dispatcher {
             rule: dispatch.rule, application: dispatch.application, message: dispatch.message)
     }
 
-    private static let linkEntry = DBusType.structure([.uint32, .uint32, .string, .string])
 
     /// `DetectLinks`: the links in `text` as `(offset, length, kind, url)`, UTF-8 offsets.
     static func detectLinks(in text: String, options: [String: Variant]) throws(DBusError) -> Value {
@@ -177,8 +176,8 @@ extension Dispatcher {
             }
         }
         let links = LinkDetector(kinds: kinds).links(in: text)
-        return .array(linkEntry, links.map { link in
-            .structure([.uint32(UInt32(link.offset)), .uint32(UInt32(link.length)), .string(link.kind.rawValue), .string(link.url)])
+        return .array(DispatcherAPI.FoundLink.type, links.map { link in
+            DispatcherAPI.FoundLink(offset: UInt32(link.offset), length: UInt32(link.length), kind: link.kind.rawValue, url: link.url).value
         })
     }
 
