@@ -24,6 +24,22 @@ public enum DispatcherAPI {
     /// The dispatcher's own desktop file ID; the fallback never launches it.
     public static let desktopID = "org.openurld.Dispatcher1.desktop"
 
+    /// The members of `org.openurld.Dispatcher1` and `org.openurld.Handler1`,
+    /// named once for the daemon that exports them and every client.
+    public enum Member {
+        public static let openURL: MemberName = "OpenURL"
+        public static let openURLWithOptions: MemberName = "OpenURLWithOptions"
+        public static let registerHandler: MemberName = "RegisterHandler"
+        public static let unregisterHandler: MemberName = "UnregisterHandler"
+        public static let listHandlers: MemberName = "ListHandlers"
+        public static let listRules: MemberName = "ListRules"
+        public static let explain: MemberName = "Explain"
+        public static let detectLinks: MemberName = "DetectLinks"
+        public static let handlersChanged: MemberName = "HandlersChanged"
+        /// `org.openurld.Handler1.HandleURL`.
+        public static let handleURL: MemberName = "HandleURL"
+    }
+
     /// `org.openurld.Error.NoSuchHandler`: no handler has the given id.
     public static let noSuchHandler = ErrorName(trusted: "org.openurld.Error.NoSuchHandler")
     /// `org.openurld.Error.ShuttingDown`: the daemon is stopping and takes no new work.

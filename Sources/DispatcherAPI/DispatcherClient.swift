@@ -16,14 +16,14 @@ public struct DispatcherClient: Sendable {
     /// Opens a URL through the dispatcher.
     /// - Throws: `InvalidArgs` for an invalid URL; bus errors when the daemon is unreachable.
     public func open(_ url: String, activationToken: String? = nil) async throws(DBusError) -> OpenResult {
-        try OpenResult(reply: try await call("OpenURLWithOptions", OpenResult.request(url, activationToken: activationToken)), requested: url)
+        try OpenResult(reply: try await call(DispatcherAPI.Member.openURLWithOptions, OpenResult.request(url, activationToken: activationToken)), requested: url)
     }
 
     /// A registered handler, as `ListHandlers` and `Explain` describe it.
     public typealias HandlerInfo = DispatcherAPI.HandlerInfo
 
     public func handlers() async throws(DBusError) -> [HandlerInfo] {
-        try await call("ListHandlers").decode([[String: Variant]].self).map(HandlerInfo.init(listed:))
+        try await call(DispatcherAPI.Member.listHandlers).decode([[String: Variant]].self).map(HandlerInfo.init(listed:))
     }
 
     /// One step of `Explain`'s dry run: a run-time handler or a rule.
@@ -34,7 +34,7 @@ public struct DispatcherClient: Sendable {
 
     /// The steps a walk for `url` would take, in order, and the fallback application ("" if none).
     public func explain(_ url: String) async throws(DBusError) -> (steps: [ExplainStep], application: String) {
-        let (steps, application) = try await call("Explain", [.string(url)]).decode([[String: Variant]].self, String.self)
+        let (steps, application) = try await call(DispatcherAPI.Member.explain, [.string(url)]).decode([[String: Variant]].self, String.self)
         return (steps.map(ExplainStep.init(listed:)), application)
     }
 
@@ -45,7 +45,7 @@ public struct DispatcherClient: Sendable {
     public func detectLinks(in text: String, kinds: [String]? = nil) async throws(DBusError) -> [FoundLink] {
         var options: [String: Variant] = [:]
         if let kinds { options["kinds"] = Variant(kinds) }
-        let reply = try await call("DetectLinks", [.string(text), options.dbusValue])
+        let reply = try await call(DispatcherAPI.Member.detectLinks, [.string(text), options.dbusValue])
         let unexpected = DBusError.invalidArgs("DetectLinks replied with '\(reply.signature)' instead of 'a(uuss)'")
         guard case .array(_, let items)? = reply.first, reply.count == 1 else { throw unexpected }
         var links: [FoundLink] = []
@@ -58,7 +58,7 @@ public struct DispatcherClient: Sendable {
 
     /// The daemon's rules and the problems found loading them.
     public func rules() async throws(DBusError) -> (rules: [RuleInfo], problems: [String]) {
-        let (rules, problems) = try await call("ListRules").decode([[String: Variant]].self, [String].self)
+        let (rules, problems) = try await call(DispatcherAPI.Member.listRules).decode([[String: Variant]].self, [String].self)
         return (rules.map(RuleInfo.init), problems)
     }
 

@@ -55,17 +55,17 @@ public final class HandlerHost: Sendable {
     public func remove(_ path: ObjectPath) async {
         guard let removed = live.withLock({ $0.removeValue(forKey: path) }) else { return }
         client.connection.unexport(path)
-        if let id = removed.id { _ = try? await client.call("UnregisterHandler", [.uint32(id)]) }
+        if let id = removed.id { _ = try? await client.call(DispatcherAPI.Member.unregisterHandler, [.uint32(id)]) }
     }
 
     private func register(_ path: ObjectPath, _ spec: Spec) async throws(DBusError) {
-        let id = try await client.call("RegisterHandler", [.objectPath(path), spec.dictionary.dbusValue]).decode(UInt32.self)
+        let id = try await client.call(DispatcherAPI.Member.registerHandler, [.objectPath(path), spec.dictionary.dbusValue]).decode(UInt32.self)
         let stillLive = live.withLock { live in
             guard live[path] != nil else { return false }
             live[path]!.id = id
             return true
         }
-        if !stillLive { _ = try? await client.call("UnregisterHandler", [.uint32(id)]) }
+        if !stillLive { _ = try? await client.call(DispatcherAPI.Member.unregisterHandler, [.uint32(id)]) }
     }
 
     /// Registers everything again when the dispatcher's name gets a new owner.
@@ -92,7 +92,7 @@ public final class HandlerHost: Sendable {
     static func interface(_ handle: @escaping Handle) -> ExportedInterface {
         ExportedInterface(DispatcherAPI.handlerInterface, methods: [
             ExportedMethod(
-                "HandleURL", arguments: [Argument("url", .string), Argument("context", .dictionary(key: .string, value: .variant))],
+                DispatcherAPI.Member.handleURL, arguments: [Argument("url", .string), Argument("context", .dictionary(key: .string, value: .variant))],
                 results: [Argument("result", .string), Argument("url", .string)],
                 asyncHandler: { call throws(DBusError) in
                     let (url, raw) = try call.arguments.decode(String.self, [String: Variant].self)

@@ -56,7 +56,7 @@ struct OpenCommand {
             let status: ExitStatus
             do {
                 let reply = try connection.call(
-                    DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, "OpenURLWithOptions",
+                    DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.openURLWithOptions,
                     DispatcherAPI.OpenResult.request(url.text, activationToken: activationToken), timeout: .seconds(25))
                 let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
                 report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")

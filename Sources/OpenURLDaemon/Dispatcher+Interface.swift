@@ -16,14 +16,14 @@ extension Dispatcher {
             DispatcherAPI.dispatcherInterface,
             methods: [
                 ExportedMethod(
-                    "OpenURL", arguments: [Argument("url", .string)], results: [Argument("accepted", .boolean)],
+                    DispatcherAPI.Member.openURL, arguments: [Argument("url", .string)], results: [Argument("accepted", .boolean)],
                     asyncHandler: { [self] call throws(DBusError) in
                         let url = try Self.validated(try call.arguments.decode(String.self))
                         let result = try await dispatchCounted(url, caller: call.sender, activationToken: nil)
                         return [.boolean(result.outcome.isAccepted)]
                     }),
                 ExportedMethod(
-                    "OpenURLWithOptions", arguments: [Argument("url", .string), Argument("options", Self.options)],
+                    DispatcherAPI.Member.openURLWithOptions, arguments: [Argument("url", .string), Argument("options", Self.options)],
                     results: [Argument("accepted", .boolean), Argument("result", Self.options)],
                     asyncHandler: { [self] call throws(DBusError) in
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
@@ -34,7 +34,7 @@ extension Dispatcher {
                         return [.boolean(answer.accepted), answer.dictionary.dbusValue]
                     }),
                 ExportedMethod(
-                    "RegisterHandler", arguments: [Argument("path", .objectPath), Argument("spec", Self.options)],
+                    DispatcherAPI.Member.registerHandler, arguments: [Argument("path", .objectPath), Argument("spec", Self.options)],
                     results: [Argument("id", .uint32)],
                     handler: { [self] call throws(DBusError) in
                         // Immediate, on the loop queue: ordered before the signal
@@ -52,7 +52,7 @@ extension Dispatcher {
                         return [.uint32(handler.id)]
                     }),
                 ExportedMethod(
-                    "UnregisterHandler", arguments: [Argument("id", .uint32)],
+                    DispatcherAPI.Member.unregisterHandler, arguments: [Argument("id", .uint32)],
                     handler: { [self] call throws(DBusError) in
                         let id = try call.arguments.decode(UInt32.self)
                         try Self.mapped { () throws(RoutingError) in
@@ -63,13 +63,13 @@ extension Dispatcher {
                         return []
                     }),
                 ExportedMethod(
-                    "ListHandlers", results: [Argument("handlers", .array(Self.handlerEntry))],
+                    DispatcherAPI.Member.listHandlers, results: [Argument("handlers", .array(Self.handlerEntry))],
                     handler: { [self] _ in
                         let all = (try? withRegistry { registry in registry.all }) ?? []
                         return [.array(Self.handlerEntry, all.map(\.dbusDescription))]
                     }),
                 ExportedMethod(
-                    "Explain", arguments: [Argument("url", .string)],
+                    DispatcherAPI.Member.explain, arguments: [Argument("url", .string)],
                     results: [Argument("handlers", .array(Self.handlerEntry)), Argument("application", .string)],
                     asyncHandler: { [self] call throws(DBusError) in
                         let url = try Self.validated(try call.arguments.decode(String.self))
@@ -77,13 +77,13 @@ extension Dispatcher {
                         return [.array(Self.handlerEntry, steps.map(\.dbusValue)), .string(application)]
                     }),
                 ExportedMethod(
-                    "ListRules", results: [Argument("rules", .array(Self.handlerEntry)), Argument("problems", .array(.string))],
+                    DispatcherAPI.Member.listRules, results: [Argument("rules", .array(Self.handlerEntry)), Argument("problems", .array(.string))],
                     handler: { [self] _ in
                         let (rules, problems) = loadedRules
                         return [.array(Self.handlerEntry, rules.all.map(\.dbusDescription)), .array(.string, problems.map { .string($0.description) })]
                     }),
                 ExportedMethod(
-                    "DetectLinks", arguments: [Argument("text", .string), Argument("options", Self.options)],
+                    DispatcherAPI.Member.detectLinks, arguments: [Argument("text", .string), Argument("options", Self.options)],
                     results: [Argument("links", .array(DispatcherAPI.FoundLink.type))],
                     asyncHandler: { call throws(DBusError) in
                         // Off the bus queue: a megabyte of text takes milliseconds.
@@ -92,7 +92,7 @@ extension Dispatcher {
                     }),
             ],
             properties: [ExportedProperty("Version", type: .string, isConstant: true) { .string(DispatcherAPI.version) }],
-            signals: [ExportedSignal("HandlersChanged")])
+            signals: [ExportedSignal(DispatcherAPI.Member.handlersChanged)])
     }
 
     /// `org.freedesktop.Application`, so that the dispatcher's desktop file can

@@ -88,7 +88,7 @@ public final class Dispatcher: Sendable {
         let answer: HandlerAnswer
         do {
             let reply = try await connection.call(
-                BusName(trusted: handler.owner), handler.payload.path, DispatcherAPI.handlerInterface, "HandleURL",
+                BusName(trusted: handler.owner), handler.payload.path, DispatcherAPI.handlerInterface, DispatcherAPI.Member.handleURL,
                 [.string(url.text), context.dictionary.dbusValue], timeout: timeout)
             answer = Self.answer(from: reply)
         } catch {
@@ -192,7 +192,7 @@ extension Dispatcher {
 
     func handlersChanged() {
         state.withLock { $0.lastActivity = .now }
-        try? connection.emit("HandlersChanged", on: DispatcherAPI.dispatcherInterface, from: DispatcherAPI.objectPath)
+        try? connection.emit(DispatcherAPI.Member.handlersChanged, on: DispatcherAPI.dispatcherInterface, from: DispatcherAPI.objectPath)
     }
 
     /// Counts a walk in flight; `false` when the daemon is shutting down.
