@@ -38,15 +38,14 @@ struct CookbookTests {
             let set = RuleSet(rules)
             for example in recipe.examples {
                 let launches = Launches()
-                let result = await walk(
-                    try ValidatedURL(example.url), caller: "",
-                    candidates: { url, position in set.candidates(for: url, callerAppID: example.callerAppID, outside: position) },
-                    ask: { rule, url in await rule.payload.perform(on: url, launcher: launches, activationToken: nil).answer })
-                let got: Cookbook.Expected? = switch result.outcome {
-                case .passedOn: .passesOn(result.finalURL.text)
+                // The daemon's router, with rules only.
+                let route = await Router<Never>(rules: set, fallback: launches, deadline: .seconds(20))
+                    .open(try ValidatedURL(example.url), caller: "", callerAppID: example.callerAppID, activationToken: nil)
+                let got: Cookbook.Expected? = switch route.outcome {
+                case .noApplication: .passesOn(route.finalURL.text)  // the fallback was reached with this URL
                 case .discarded: .discarded
                 case .handled: launches.log.withLock { $0.last }
-                case .undecided: nil  // rules always decide
+                default: nil  // rules always decide, and this fallback opens nothing
                 }
                 #expect(got == example.expected, "\(recipe.title): \(example)")
             }

@@ -1,0 +1,99 @@
+import Router
+import Routing
+import Rules
+import Synchronization
+import Testing
+
+/// The one router, without a bus: run-time handlers (asked through a
+/// closure) and rules in one order, one deadline, the fallback, the report.
+struct RouterTests {
+    /// A fallback that records what it was asked to open.
+    final class Recorder: SystemDefault {
+        let opened = Mutex<[String]>([])
+        func application(for url: ValidatedURL) -> String? { "fallback.desktop" }
+        func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+            opened.withLock { $0.append(url.text) }
+            return .opened(application: "fallback.desktop")
+        }
+        func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+            opened.withLock { $0.append("\(id) \(url.text)") }
+            return .opened(application: id)
+        }
+    }
+
+    /// Handlers named by their answers, registered at the given priorities.
+    static func registry(_ handlers: [(priority: Int32, name: String)]) throws -> HandlerRegistry<String> {
+        var registry = HandlerRegistry<String>()
+        for handler in handlers {
+            _ = try registry.register(try HandlerSpec(schemes: ["https"], priority: handler.priority, name: handler.name), owner: ":1.1", payload: handler.name)
+        }
+        return registry
+    }
+
+    static func rules(_ text: String) -> RuleSet { RuleSet(RuleParser.parse(text, path: "test.rules").rules) }
+
+    @Test func handlersAndRulesTakeTurnsByPriorityAndTheFallbackGetsTheLastURL() async throws {
+        let registry = try Self.registry([(10, "tag-h10"), (0, "tag-h0")])
+        let asked = Mutex<[String]>([])
+        let fallback = Recorder()
+        let router = Router<String>(
+            rules: Self.rules("[Rule r5]\nPriority=5\nMatch=^(.*)$\nRewrite=$1-r5\n"),
+            handlers: { url, position in registry.candidates(for: url, caller: ":1.9", outside: position) },
+            ask: { handler, url, _ in
+                asked.withLock { $0.append(handler.payload) }
+                return .rewrite(url.text + "-" + handler.payload.dropFirst(4))
+            },
+            fallback: fallback, deadline: .seconds(20))
+        let route = await router.open(try ValidatedURL("https://example.com/x"), caller: ":1.9", callerAppID: nil, activationToken: nil)
+        #expect(asked.withLock { $0 } == ["tag-h10", "tag-h0"])
+        #expect(route.outcome == .opened && route.application == "fallback.desktop")
+        #expect(route.finalURL.text == "https://example.com/x-h10-r5-h0")
+        #expect(route.trace.map(\.handlerName) == ["tag-h10", "r5", "tag-h0"])
+        #expect(fallback.opened.withLock { $0 } == ["https://example.com/x-h10-r5-h0"])
+    }
+
+    @Test func aRulesOpenReportsItsApplication() async throws {
+        let fallback = Recorder()
+        let route = await Router<Never>(rules: Self.rules("[Rule zoom]\nHosts=zoom.us\nOpen=zoom.desktop\n"), fallback: fallback, deadline: .seconds(20))
+            .open(try ValidatedURL("https://zoom.us/j/1"), caller: "", callerAppID: nil, activationToken: nil)
+        #expect(route.outcome == .handled && route.rule == "zoom" && route.application == "zoom.desktop")
+        #expect(fallback.opened.withLock { $0 } == ["zoom.desktop https://zoom.us/j/1"])
+    }
+
+    /// One deadline for the walk: handlers not reached in time are skipped
+    /// as if they passed, and the rest of the walk still ends.
+    @Test func theDeadlineCutsTheWalkNotTheAnswer() async throws {
+        let registry = try Self.registry([(10, "slow"), (0, "never-asked")])
+        let asked = Mutex<[String]>([])
+        let router = Router<String>(
+            rules: RuleSet(),
+            handlers: { url, position in registry.candidates(for: url, caller: ":1.9", outside: position) },
+            ask: { handler, _, timeLeft in
+                asked.withLock { $0.append(handler.payload) }
+                try? await Task.sleep(for: timeLeft + .milliseconds(20))
+                return .systemAction
+            },
+            fallback: Recorder(), deadline: .milliseconds(100))
+        let route = await router.open(try ValidatedURL("https://example.com/"), caller: ":1.9", callerAppID: nil, activationToken: nil)
+        #expect(asked.withLock { $0 } == ["slow"])
+        #expect(route.trace.last?.answer == .failed("not asked: the walk deadline passed"))
+        #expect(route.outcome == .opened)
+    }
+
+    @Test func explainingPerformsNothing() async throws {
+        let fallback = Recorder()
+        let registry = try Self.registry([(3, "live")])
+        let asked = Mutex(0)
+        let router = Router<String>(
+            rules: Self.rules("[Rule zoom]\nHosts=zoom.us\nPriority=1\nOpen=zoom.desktop\n"),
+            handlers: { url, position in registry.candidates(for: url, caller: "", outside: position) },
+            ask: { _, _, _ in asked.withLock { $0 += 1 }; return .handled },
+            fallback: fallback, deadline: .seconds(20))
+        let (steps, application) = await router.explain(try ValidatedURL("https://zoom.us/j/1"), caller: "", callerAppID: nil)
+        #expect(steps.map(\.step.spec.name) == ["live", "zoom"])
+        #expect(steps.map(\.answer) == [.systemAction, .handled])
+        #expect(steps.last?.effect == "would open https://zoom.us/j/1 with zoom.desktop")
+        #expect(application == nil, "the rule stops the walk before the fallback")
+        #expect(asked.withLock { $0 } == 0 && fallback.opened.withLock { $0 }.isEmpty)
+    }
+}
