@@ -14,7 +14,13 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
         case .array(let element): return "a" + element.description
         case .dictionary(let key, let value): return "a{" + key.description + value.description + "}"
         case .structure(let fields): return "(" + fields.map(\.description).joined() + ")"
-        default: return String(Character(Unicode.Scalar(basicCode!)))
+        default:
+            // A one-byte small string: no Character (grapheme) machinery, no allocation.
+            let code = basicCode!
+            return String(unsafeUninitializedCapacity: 1) { buffer in
+                buffer[0] = code
+                return 1
+            }
         }
     }
 

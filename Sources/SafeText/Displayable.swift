@@ -8,10 +8,16 @@
 ///
 ///     displayable("evil\u{1B}[2J")   // "evil\u{1B}[2J" with the ESC spelled out
 public func displayable(_ text: some StringProtocol) -> String {
+    displayable(String(text))
+}
+
+/// `displayable` for a `String`, the common case, without generic dispatch.
+public func displayable(_ text: String) -> String {
     // Printable ASCII, which nearly every log line is, needs no look at
-    // Unicode properties (that cost was most of a forwarded call's CPU).
-    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return String(text) }
-    guard text.unicodeScalars.contains(where: needsEscape) else { return String(text) }
+    // Unicode properties (that cost was most of a forwarded call's CPU);
+    // other bytes are looked at scalar by scalar, ASCII ones on the fast path.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
     for scalar in text.unicodeScalars {
