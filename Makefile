@@ -2,28 +2,39 @@
 # packagers expect.
 #
 #   make                        build (release, Swift runtime linked statically)
-#   make install                install below PREFIX (default /usr/local), honouring DESTDIR
-#   make install-user           install for one user into ~/.local and ~/.config, no root needed
+#   make install                copy the built files below PREFIX (default /usr/local),
+#                               honouring DESTDIR; never compiles, never installs packages
+#   make install-user           the same for one user, into ~/.local/bin, $XDG_DATA_HOME
+#                               and $XDG_CONFIG_HOME (defaults ~/.local/share, ~/.config)
 #   make uninstall              remove what install put there (same PREFIX and DESTDIR)
+#   make dist                   openurld-VERSION.tar.gz of HEAD, the same bytes every time
 #   make test | run | bench     scripts/test, scripts/run, bench/run
+
+# The version is defined once, in the daemon's source; a test checks that
+# the packages, the man pages, the metainfo and the changelog agree.
+VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/DispatcherAPI/DispatcherAPI.swift)
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
+DOCDIR ?= $(DATADIR)/doc/openurld
 SYSTEMD_USER_UNIT_DIR ?= $(PREFIX)/lib/systemd/user
 DBUS_SERVICE_DIR ?= $(DATADIR)/dbus-1/services
 DBUS_INTERFACE_DIR ?= $(DATADIR)/dbus-1/interfaces
 APPLICATIONS_DIR ?= $(DATADIR)/applications
+METAINFO_DIR ?= $(DATADIR)/metainfo
 # Seconds without handlers after which the activated daemon exits.
 IDLE_EXIT ?= 300
 SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
-# Where the built binaries are; tests point this at a debug build.
-BUILD_DIR ?= $(shell swift build $(SWIFT_BUILD_FLAGS) --show-bin-path 2>/dev/null)
+# Where `make` left the binaries (swift build -c release); tests point this at a debug build.
+BUILD_DIR ?= .build/release
 
 SUBSTITUTE = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@IDLE_EXIT@|$(IDLE_EXIT)|g'
+DOCS = README.md CHANGELOG.md NOTICE docs/dbus-api.md docs/rules.md docs/detect.md docs/xdg-resolution.md \
+	docs/desktop-integration.md docs/reliability.md docs/org.openurld.Dispatcher1.xml
 
-.PHONY: all build install install-files install-user uninstall uninstall-user test run bench clean
+.PHONY: all build install install-files install-user uninstall uninstall-user dist test run bench clean
 
 all: build
 
@@ -32,9 +43,14 @@ build:
 	swift build $(SWIFT_BUILD_FLAGS) --product openurld
 	swift build $(SWIFT_BUILD_FLAGS) --product openurl
 
-install: build install-files
+# Installing copies what `make` built: as root, or under sudo's secure_path,
+# there may be no Swift toolchain, and nothing is compiled or installed here.
+install: install-files
 
 install-files:
+	@for program in openurld openurl; do \
+		[ -x "$(BUILD_DIR)/$$program" ] || { echo "make install: $(BUILD_DIR)/$$program is not built; run 'make' first (as yourself, with the Swift toolchain on PATH)" >&2; exit 1; }; \
+	done
 	install -Dm755 $(BUILD_DIR)/openurld $(DESTDIR)$(BINDIR)/openurld
 	install -Dm755 $(BUILD_DIR)/openurl $(DESTDIR)$(BINDIR)/openurl
 	install -d $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DBUS_SERVICE_DIR) $(DESTDIR)$(APPLICATIONS_DIR)
@@ -43,8 +59,11 @@ install-files:
 	$(SUBSTITUTE) packaging/org.openurld.Dispatcher1.desktop.in > $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Dispatcher1.desktop
 	chmod 644 $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/openurld.service $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Dispatcher1.service $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Dispatcher1.desktop
 	install -Dm644 docs/org.openurld.Dispatcher1.xml $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Dispatcher1.xml
-	install -Dm644 docs/man/openurld.8 $(DESTDIR)$(MANDIR)/man8/openurld.8
+	install -Dm644 packaging/org.openurld.Dispatcher1.metainfo.xml $(DESTDIR)$(METAINFO_DIR)/org.openurld.Dispatcher1.metainfo.xml
+	install -Dm644 docs/man/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurld.1
 	install -Dm644 docs/man/openurl.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/openurld $(DESTDIR)$(BINDIR)/openurl
@@ -52,17 +71,27 @@ uninstall:
 	rm -f $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Dispatcher1.service
 	rm -f $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Dispatcher1.desktop
 	rm -f $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Dispatcher1.xml
-	rm -f $(DESTDIR)$(MANDIR)/man8/openurld.8 $(DESTDIR)$(MANDIR)/man1/openurl.1
+	rm -f $(DESTDIR)$(METAINFO_DIR)/org.openurld.Dispatcher1.metainfo.xml
+	rm -f $(DESTDIR)$(MANDIR)/man1/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # Per-user install, for people without root: ~/.local/bin must be on PATH.
-USER_DIRS = PREFIX=$(HOME)/.local SYSTEMD_USER_UNIT_DIR=$(HOME)/.config/systemd/user \
-	DBUS_SERVICE_DIR=$(HOME)/.local/share/dbus-1/services APPLICATIONS_DIR=$(HOME)/.local/share/applications
+USER_DATA = $(or $(XDG_DATA_HOME),$(HOME)/.local/share)
+USER_CONFIG = $(or $(XDG_CONFIG_HOME),$(HOME)/.config)
+USER_DIRS = PREFIX=$(HOME)/.local DATADIR=$(USER_DATA) SYSTEMD_USER_UNIT_DIR=$(USER_CONFIG)/systemd/user
 
-install-user: build
+install-user:
 	$(MAKE) install-files $(USER_DIRS) DESTDIR=
 
 uninstall-user:
 	$(MAKE) uninstall $(USER_DIRS) DESTDIR=
+
+# The committed tree at HEAD, with file times set to the commit's and no
+# timestamp in the gzip header: the same bytes every time.
+dist:
+	git archive --format=tar --prefix=openurld-$(VERSION)/ HEAD | gzip -n -9 > openurld-$(VERSION).tar.gz
+	@echo openurld-$(VERSION).tar.gz
 
 test:
 	scripts/test

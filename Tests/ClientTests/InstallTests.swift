@@ -24,7 +24,12 @@ struct InstallTests {
             "usr/share/applications/org.openurld.Dispatcher1.desktop",
             "usr/share/dbus-1/interfaces/org.openurld.Dispatcher1.xml",
             "usr/share/dbus-1/services/org.openurld.Dispatcher1.service",
-            "usr/share/man/man1/openurl.1", "usr/share/man/man8/openurld.8",
+            "usr/share/doc/openurld/CHANGELOG.md", "usr/share/doc/openurld/NOTICE", "usr/share/doc/openurld/README.md",
+            "usr/share/doc/openurld/dbus-api.md", "usr/share/doc/openurld/desktop-integration.md", "usr/share/doc/openurld/detect.md",
+            "usr/share/doc/openurld/org.openurld.Dispatcher1.xml", "usr/share/doc/openurld/reliability.md",
+            "usr/share/doc/openurld/rules.md", "usr/share/doc/openurld/xdg-resolution.md",
+            "usr/share/man/man1/openurl.1", "usr/share/man/man1/openurld.1",
+            "usr/share/metainfo/org.openurld.Dispatcher1.metainfo.xml",
         ]
         let found = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }
             .filter { !FileManager.default.fileExists(atPath: destdir + "/" + $0 + "/.") }.sorted()
@@ -48,6 +53,47 @@ struct InstallTests {
         let left = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }
             .filter { !FileManager.default.fileExists(atPath: destdir + "/" + $0 + "/.") }
         #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    /// `make install` copies what `make` built: as root there may be no
+    /// Swift toolchain, so it never compiles (nor installs packages), and
+    /// says what to do when the build is missing (issue 17).
+    @Test func installWithoutABuildFailsClearlyAndCompilesNothing() async throws {
+        let destdir = try makeTemporaryDirectory(prefix: "openurld-destdir")
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        // No swift, no apt-get on PATH: if make tried either, it would fail differently.
+        let result = try await run(
+            ["make", "-s", "-C", Binaries.repository, "install", "DESTDIR=" + destdir, "BUILD_DIR=" + destdir + "/nothing-built"],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": destdir])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("is not built; run 'make' first"), "\(result.stderr)")
+        #expect(FileManager.default.enumerator(atPath: destdir)?.allObjects.isEmpty ?? true, "something was installed")
+    }
+
+    /// `make install-user` puts data and units where the user's XDG variables say.
+    @Test func installUserHonoursTheXDGDirectories() async throws {
+        let home = try makeTemporaryDirectory(prefix: "openurld-home")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let environment = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_DATA_HOME": home + "/data", "XDG_CONFIG_HOME": home + "/conf"]
+        let install = try await run(["make", "-s", "-C", Binaries.repository, "install-user", "BUILD_DIR=" + Binaries.directory],
+                                    environment: environment)
+        #expect(install.status == 0, "\(install.stderr)")
+        for path in ["/.local/bin/openurl", "/data/applications/org.openurld.Dispatcher1.desktop",
+                     "/data/dbus-1/services/org.openurld.Dispatcher1.service", "/conf/systemd/user/openurld.service",
+                     "/data/man/man1/openurld.1", "/data/doc/openurld/README.md"] {
+            #expect(FileManager.default.fileExists(atPath: home + path), "\(path) is missing")
+        }
+        #expect(!FileManager.default.fileExists(atPath: home + "/.local/share"), "~/.local/share was used although XDG_DATA_HOME is set")
+        let uninstall = try await run(["make", "-s", "-C", Binaries.repository, "uninstall-user"], environment: environment)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        let left = FileManager.default.enumerator(atPath: home)!.compactMap { $0 as? String }
+            .filter { !FileManager.default.fileExists(atPath: home + "/" + $0 + "/.") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test func theMetainfoAndDesktopFileValidate() async throws {
+        let appstream = try await run(["appstreamcli", "validate", "--no-net", Binaries.repository + "/packaging/org.openurld.Dispatcher1.metainfo.xml"])
+        #expect(appstream.status == 0, "\(appstream.stdout)\(appstream.stderr)")
     }
 
     @Test func theInstalledUnitPassesSystemdAnalyzeVerify() async throws {
