@@ -89,9 +89,10 @@ uninstall-user:
 
 # The committed tree at HEAD, with file times set to the commit's and no
 # timestamp in the gzip header: the same bytes every time.
+DIST_DIR ?= .
 dist:
-	git archive --format=tar --prefix=openurld-$(VERSION)/ HEAD | gzip -n -9 > openurld-$(VERSION).tar.gz
-	@echo openurld-$(VERSION).tar.gz
+	git archive --format=tar --prefix=openurld-$(VERSION)/ HEAD | gzip -n -9 > $(DIST_DIR)/openurld-$(VERSION).tar.gz
+	@echo $(DIST_DIR)/openurld-$(VERSION).tar.gz
 
 test:
 	scripts/test

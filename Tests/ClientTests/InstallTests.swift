@@ -91,6 +91,23 @@ struct InstallTests {
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
+    /// The same commit gives the same tarball, byte for byte.
+    @Test func makeDistIsReproducible() async throws {
+        let directories = [try makeTemporaryDirectory(prefix: "openurld-dist"), try makeTemporaryDirectory(prefix: "openurld-dist")]
+        defer { directories.forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        var tarballs: [Data] = []
+        for directory in directories {
+            let result = try await run(["make", "-s", "-C", Binaries.repository, "dist", "DIST_DIR=" + directory])
+            #expect(result.status == 0, "\(result.stderr)")
+            tarballs.append(try Data(contentsOf: URL(fileURLWithPath: directory + "/openurld-\(DispatcherAPI.version).tar.gz")))
+        }
+        #expect(tarballs[0] == tarballs[1], "two runs of make dist differ")
+        let listing = try await run(["tar", "-tzf", directories[0] + "/openurld-\(DispatcherAPI.version).tar.gz"]).stdout
+        for file in ["LICENSE", "NOTICE", "Package.swift", "CHANGELOG.md", "packaging/fedora/openurld.spec"] {
+            #expect(listing.contains("openurld-\(DispatcherAPI.version)/\(file)\n"), "\(file) is not in the tarball")
+        }
+    }
+
     @Test func theMetainfoAndDesktopFileValidate() async throws {
         let appstream = try await run(["appstreamcli", "validate", "--no-net", Binaries.repository + "/packaging/org.openurld.Dispatcher1.metainfo.xml"])
         #expect(appstream.status == 0, "\(appstream.stdout)\(appstream.stderr)")
