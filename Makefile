@@ -26,13 +26,15 @@ APPLICATIONS_DIR ?= $(DATADIR)/applications
 METAINFO_DIR ?= $(DATADIR)/metainfo
 # Seconds without handlers after which the activated daemon exits.
 IDLE_EXIT ?= 300
-SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
+# No $ORIGIN rpath: the Swift runtime is linked in, nothing is loaded from beside the binary.
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath
 # Where `make` left the binaries (swift build -c release); tests point this at a debug build.
 BUILD_DIR ?= .build/release
 
 SUBSTITUTE = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@IDLE_EXIT@|$(IDLE_EXIT)|g'
-DOCS = README.md CHANGELOG.md NOTICE docs/dbus-api.md docs/rules.md docs/detect.md docs/xdg-resolution.md \
-	docs/desktop-integration.md docs/reliability.md docs/org.openurld.Dispatcher1.xml
+# (The interface XML is installed under dbus-1/interfaces, the licence files by each package.)
+DOCS = README.md CHANGELOG.md docs/dbus-api.md docs/rules.md docs/detect.md docs/xdg-resolution.md \
+	docs/desktop-integration.md docs/reliability.md
 
 .PHONY: all build install install-files install-user uninstall uninstall-user dist test run bench clean
 
