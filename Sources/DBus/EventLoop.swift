@@ -5,7 +5,8 @@ import Dispatch
 ///
 /// libdbus tells us which file descriptors to watch and which timeouts to run.
 /// Enabled watches are polled by a `WatchPoller` thread and handled on
-/// `queue`; each enabled timeout is a Dispatch timer on `queue`. Every libdbus
+/// `queue`; enabled timeouts share one Dispatch timer on `queue`, set for the
+/// earliest of them. Every libdbus
 /// call for the connection happens on `queue`, so libdbus never sees two
 /// threads at once and no thread ever blocks inside libdbus on the socket.
 final class EventLoop: @unchecked Sendable {
@@ -66,6 +67,7 @@ final class EventLoop: @unchecked Sendable {
         dbus_connection_set_wakeup_main_function(connection, nil, nil, nil)
         poller?.stop()
         poller = nil
+        stopTimer()
         raw = nil
     }
 
@@ -127,43 +129,74 @@ final class EventLoop: @unchecked Sendable {
         if !dispatchScheduled { dispatchPending() }
     }
 
-    /// Timer sources of one libdbus timeout.
-    fileprivate final class TimerSource {
-        var source: (any DispatchSourceTimer)?
-        func cancel() {
-            source?.cancel()
-            source = nil
-        }
-    }
-
     // MARK: Timeouts
 
-    /// Re-creates the timer on each change: it holds no fd, and a fresh timer
-    /// restarts the interval, as libdbus expects after a toggle.
-    fileprivate func arm(timeout: OpaquePointer) {
-        let record = timer(of: timeout)
-        record.cancel()
-        guard dbus_timeout_get_enabled(timeout) != 0 else { return }
-        let interval = DispatchTimeInterval.milliseconds(Int(max(dbus_timeout_get_interval(timeout), 0)))
-        let source = DispatchSource.makeTimerSource(queue: queue)
-        source.schedule(deadline: .now() + interval, repeating: interval)
-        source.setEventHandler { [self] in
-            _ = dbus_timeout_handle(timeout)
-            scheduleDispatch()
-        }
-        record.source = source
-        source.resume()
+    /// One enabled libdbus timeout: when it next fires, and its period.
+    private struct Deadline {
+        let timeout: OpaquePointer
+        var next: DispatchTime
+        let interval: DispatchTimeInterval
     }
 
-    fileprivate func timer(of timeout: OpaquePointer) -> TimerSource {
-        if let data = dbus_timeout_get_data(timeout) {
-            return Unmanaged<TimerSource>.fromOpaque(data).takeUnretainedValue()
+    /// Every enabled libdbus timeout (each pending call has one), by address.
+    /// They share the loop's one timer, set for the earliest of them: no
+    /// timer object is made and destroyed per call.
+    private var deadlines: [UInt: Deadline] = [:]
+    private var timer: (any DispatchSourceTimer)?
+    private var timerSetFor: DispatchTime?
+
+    /// (Re)starts `timeout`'s interval when enabled, forgets it when not, as
+    /// libdbus expects after an add or a toggle. Runs on `queue`.
+    fileprivate func arm(timeout: OpaquePointer) {
+        let key = UInt(bitPattern: timeout)
+        guard dbus_timeout_get_enabled(timeout) != 0 else {
+            disarm(timeout: timeout)
+            return
         }
-        let record = TimerSource()
-        dbus_timeout_set_data(timeout, Unmanaged.passRetained(record).toOpaque()) { data in
-            if let data { Unmanaged<TimerSource>.fromOpaque(data).release() }
+        let interval = DispatchTimeInterval.milliseconds(Int(max(dbus_timeout_get_interval(timeout), 0)))
+        deadlines[key] = Deadline(timeout: timeout, next: .now() + interval, interval: interval)
+        rescheduleTimer()
+    }
+
+    fileprivate func disarm(timeout: OpaquePointer) {
+        guard deadlines.removeValue(forKey: UInt(bitPattern: timeout)) != nil else { return }
+        if deadlines.isEmpty { rescheduleTimer() }
+    }
+
+    /// Sets the shared timer for the earliest deadline (or never).
+    private func rescheduleTimer() {
+        let earliest = deadlines.values.lazy.map(\.next).min()
+        guard earliest != timerSetFor else { return }
+        timerSetFor = earliest
+        if timer == nil {
+            let made = DispatchSource.makeTimerSource(queue: queue)
+            made.setEventHandler { [weak self] in self?.fireDueTimeouts() }
+            made.resume()
+            timer = made
         }
-        return record
+        timer?.schedule(deadline: earliest ?? .distantFuture, leeway: .milliseconds(1))
+    }
+
+    /// Handles every timeout that is due (each may remove or re-add
+    /// timeouts), starts the due ones' next intervals, re-sets the timer.
+    private func fireDueTimeouts() {
+        timerSetFor = nil
+        let now = DispatchTime.now()
+        for (key, deadline) in deadlines where deadline.next <= now {
+            guard deadlines[key] != nil else { continue }  // removed by an earlier one
+            deadlines[key]?.next = now + deadline.interval
+            _ = dbus_timeout_handle(deadline.timeout)
+        }
+        rescheduleTimer()
+        scheduleDispatch()
+    }
+
+    /// Cancels the shared timer (on detach, after libdbus removed every timeout).
+    private func stopTimer() {
+        timer?.cancel()
+        timer = nil
+        timerSetFor = nil
+        deadlines = [:]
     }
 }
 
@@ -195,8 +228,8 @@ private func timeoutAdded(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPoi
 }
 
 private func timeoutRemoved(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    guard let timeout, dbus_timeout_get_data(timeout) != nil else { return }
-    loop(data).timer(of: timeout).cancel()
+    guard let timeout else { return }
+    loop(data).disarm(timeout: timeout)
 }
 
 private func timeoutToggled(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
