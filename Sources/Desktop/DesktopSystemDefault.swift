@@ -53,16 +53,65 @@ public final class DesktopSystemDefault: SystemDefault {
         return await launch(url, with: entry, activationToken: activationToken)
     }
 
-    public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+    /// Opens `url` with a target (`Open=`): an application, one of its
+    /// desktop actions (`id:action`), or a browser profile (`id@profile`).
+    public func open(_ url: ValidatedURL, withApplication written: String, activationToken: String?) async -> FallbackResult {
+        guard let target = Target(written) else { return .noApplication(reason: "'\(written)' is not a target (ID, ID:ACTION or ID@PROFILE)") }
+        let id = target.applicationID
         let catalog: ApplicationCatalog
         do { catalog = try database.catalog() } catch {
             return .launchFailed(application: id, reason: "cannot read the application directories: \(error)")
         }
-        guard let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) else {
+        guard var entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) else {
             // isUsable also refuses the dispatcher itself: opening with it would loop.
             return .noApplication(reason: "\(id) is not installed, is hidden, cannot be run, or is openurld itself")
         }
-        return await launch(url, with: entry, activationToken: activationToken)
+        var options: [String] = []
+        switch target {
+        case .application: break
+        case .action(_, let action):
+            guard let performing = entry.performing(action) else {
+                return .noApplication(reason: "\(id) has no desktop action '\(action)' with an Exec line")
+            }
+            entry = performing
+        case .profile(_, let name):
+            guard let profile = profiles(of: id).first(where: { $0.name == name }) else {
+                return .noApplication(reason: "\(id) has no profile '\(name)' (openurl targets lists them)")
+            }
+            options = profile.arguments
+        }
+        do {
+            try await launcher.open(url.text, with: entry, options: options, activationToken: activationToken)
+            return .opened(application: target.description)
+        } catch {
+            return .launchFailed(application: target.description, reason: error.reason)
+        }
+    }
+
+    /// The profiles of the browser `id`, from its native and Flatpak profile lists.
+    public func profiles(of id: String) -> [BrowserProfiles.Profile] {
+        guard let family = BrowserProfiles.family(of: id) else { return [] }
+        return BrowserProfiles.stateFiles(of: id, home: database.base.home, configHome: database.base.configHome).flatMap { path in
+            ((try? FileSystem.read(path)) ?? nil).map { BrowserProfiles.profiles(family, listedIn: $0) } ?? []
+        }
+    }
+
+    /// Every target for `scheme`: the default application first, then the
+    /// others set up for it, each followed by its actions and profiles.
+    public func targets(for scheme: String) throws(ResourceExhausted) -> [(target: Target, name: String)] {
+        let catalog = try database.catalog()
+        let type = "x-scheme-handler/" + scheme
+        var ids: [String] = []
+        if let chosen = catalog.defaultApplication(for: type, system: system) { ids.append(chosen.id) }
+        for id in catalog.associatedApplications(for: type) where !ids.contains(id) {
+            if let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) { ids.append(id) }
+        }
+        return ids.flatMap { id -> [(target: Target, name: String)] in
+            guard let entry = catalog.entries[id]?.entry else { return [] }
+            return [(.application(id), entry.name)]
+                + entry.actions.filter { $0.exec != nil }.map { (.action(id, action: $0.id), entry.name + ": " + $0.name) }
+                + profiles(of: id).map { (.profile(id, profile: $0.name), entry.name + " (" + $0.name + ")") }
+        }
     }
 
     public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {

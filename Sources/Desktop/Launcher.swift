@@ -41,15 +41,19 @@ public final class Launcher: Sendable {
     /// - Returns: the PID of a spawned process, `nil` for D-Bus activation.
     @discardableResult
     /// - Parameter localPath: for a `file:` URL, its path (for `%f` and `%F`).
-    public func open(_ url: String, localPath: String? = nil, with entry: DesktopEntry, activationToken: String?) async throws(Failure) -> pid_t? {
-        if entry.dbusActivatable, let connection, let name = try? BusName(entry.busName) {
+    /// - Parameter options: the application's own options before the URL (a browser
+    ///   profile's); a `DBusActivatable` entry is then run from its `Exec`, which can take them.
+    public func open(
+        _ url: String, localPath: String? = nil, with entry: DesktopEntry, options: [String] = [], activationToken: String?
+    ) async throws(Failure) -> pid_t? {
+        if entry.dbusActivatable, options.isEmpty, let connection, let name = try? BusName(entry.busName) {
             try await activate(name, url: url, token: activationToken, on: connection)
             return nil
         }
         guard let exec = entry.exec else { throw Failure(reason: "\(entry.id) has no Exec line") }
         var argv: [String]
         do {
-            argv = try ExecLine(exec).arguments(for: url, localPath: localPath, entry: entry)
+            argv = try ExecLine(exec).arguments(for: url, localPath: localPath, entry: entry, options: options)
         } catch {
             throw Failure(reason: "\(entry.id): invalid Exec line: \(error)")
         }

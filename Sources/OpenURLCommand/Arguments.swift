@@ -11,6 +11,7 @@ public enum Command: Equatable, Sendable {
     case detect(DetectOptions)
     case handle(HandleOptions)
     case showDefault(schemes: [String])
+    case targets(scheme: String, json: Bool)
     /// `types`: MIME types, `x-scheme-handler/SCHEME` for schemes.
     case setDefault(types: [String])
     case unsetDefault(types: [String])
@@ -45,7 +46,7 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension Command {
-    static let subcommands = ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "status", "help"]
+    static let subcommands = ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "targets", "status", "help"]
     static let defaultSchemes = ["http", "https"]
     /// What a desktop sets for its default web browser: GNOME Settings'
     /// "Web" row (x-scheme-handler/http plus text/html, application/xhtml+xml
@@ -97,6 +98,13 @@ extension Command {
             return .checkRules(files: positional)
         case "detect":
             return .detect(try parseDetect(rest))
+        case "targets":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: ["--json"], topic: first)
+            guard positional.count <= 1 else { throw UsageError("targets takes at most one scheme", topic: first) }
+            let scheme = positional.first?.lowercased() ?? "https"
+            guard isValidScheme(scheme) else { throw UsageError("'\(scheme)' is not a valid scheme", topic: first) }
+            return .targets(scheme: scheme, json: flags.contains("--json"))
         case "status":
             let (flags, positional) = split(rest)
             try check(flags, allowed: ["--json"], topic: first)

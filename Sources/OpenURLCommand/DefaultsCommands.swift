@@ -102,6 +102,36 @@ struct DefaultsCommands {
 }
 
 extension DefaultsCommands {
+    /// `openurl targets`: where a URL of `scheme` can be sent, as rules'
+    /// `Open=` writes it: applications, their actions, browser profiles.
+    func targets(_ scheme: String, json: Bool) -> ExitStatus {
+        let fallback = DesktopSystemDefault(environment: environment, connection: nil, reaper: ChildReaper())
+        let found: [(target: Target, name: String)]
+        do { found = try fallback.targets(for: scheme) } catch {
+            Console.error("cannot read the application directories: \(error)")
+            return .rejected
+        }
+        func kind(_ target: Target) -> String {
+            switch target {
+            case .application: "application"
+            case .action: "action"
+            case .profile: "profile"
+            }
+        }
+        if json {
+            Console.out(JSON.array(found.map {
+                JSON.object([("target", JSON.string($0.target.description)), ("name", JSON.string($0.name)), ("kind", JSON.string(kind($0.target)))])
+            }) + "\n")
+            return found.isEmpty ? .rejected : .accepted
+        }
+        guard !found.isEmpty else {
+            Console.out("no application is set up for \(scheme): URLs\n")
+            return .rejected
+        }
+        Console.out(table([["TARGET", "KIND", "NAME"]] + found.map { [$0.target.description, kind($0.target), $0.name] }))
+        return .accepted
+    }
+
     /// The XDG catalog, or `nil` after saying why it could not be read.
     func readCatalog() -> ApplicationCatalog? {
         do {

@@ -11,6 +11,7 @@ enum Help {
         case "detect": detect
         case "handle": handle
         case "default", "set-default", "unset-default": defaults
+        case "targets": targets
         case "status": status
         case "help": main
         default: nil
@@ -52,6 +53,8 @@ enum Help {
                                  the default web browser
           unset-default [--browser] [SCHEME...]
                                  undo set-default
+          targets [SCHEME]       list where SCHEME's URLs can go: applications, their
+                                 actions and browser profiles, as rules' Open= writes them
           status                 show whether openurld is running
 
         Run 'openurl COMMAND --help' for the details of a command.
@@ -261,6 +264,30 @@ enum Help {
 
         Exit status: 0 on success, 1 when the dispatcher is not installed or
         mimeapps.list cannot be parsed or written, 2 on a usage error.
+
+        """
+
+    static let targets = """
+        Usage: openurl targets [--json] [SCHEME]
+
+        List the targets a URL of SCHEME (https when none is given) can be sent to,
+        written as a rule's Open= takes them:
+
+          firefox.desktop                     an application set up for SCHEME
+          firefox.desktop:new-private-window  one of its desktop actions
+          firefox.desktop@work                one of its browser profiles
+
+        The default application comes first, then every other application set up
+        for the scheme (from the mimeapps.list files and desktop entries, never
+        openurld itself). Actions come from each desktop file's [Desktop Action]
+        groups. Profiles are read from Firefox's profiles.ini and from the Local
+        State file of Chromium, Chrome, Brave, Edge and Vivaldi, for native and
+        Flatpak installs; a profile opens with the browser's own option (-P NAME,
+        or --profile-directory=DIR).
+
+        --json prints an array of {"target", "name", "kind"} objects.
+
+        Exit status: 0 when there is a target, 1 when there is none.
 
         """
 

@@ -54,6 +54,7 @@ public enum OpenURLCLI {
             return .accepted
         case .checkRules(let files): return RuleCommands(environment: environment).check(files)
         case .showDefault(let schemes): return DefaultsCommands(environment: environment).show(schemes)
+        case .targets(let scheme, let json): return DefaultsCommands(environment: environment).targets(scheme, json: json)
         case .setDefault(let types): return DefaultsCommands(environment: environment).set(types, makeDefault: true)
         case .unsetDefault(let types): return DefaultsCommands(environment: environment).set(types, makeDefault: false)
         default: return nil
@@ -74,7 +75,7 @@ public enum OpenURLCLI {
         if let status = synchronous(command, environment: environment) { return status.rawValue }
         let status: ExitStatus
         switch command {
-        case .help, .version, .checkRules, .showDefault, .setDefault, .unsetDefault:
+        case .help, .version, .checkRules, .showDefault, .targets, .setDefault, .unsetDefault:
             status = .usage  // done by `synchronous`
         case .open(let urls, let verbose):
             status = await OpenCommand(environment: environment, verbose: verbose).run(urls)

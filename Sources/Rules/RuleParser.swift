@@ -126,8 +126,8 @@ public enum RuleParser {
             throw RuleDiagnostic(at(given[1]), "a rule can have only one of Open=, Exec= and Result= (it has \(given.map { $0 + "=" }.joined(separator: " and ")))")
         }
         if let id = group.value("Open").map(KeyFile.unescape) {
-            guard id.hasSuffix(".desktop"), id.count > 8, !id.contains("/") else {
-                throw RuleDiagnostic(at("Open"), "Open= takes a desktop-file ID such as firefox.desktop, not '\(id.prefix(64))'")
+            guard Target(id) != nil else {
+                throw RuleDiagnostic(at("Open"), "Open= takes a target such as firefox.desktop, firefox.desktop:new-private-window or firefox.desktop@work, not '\(id.prefix(64))'")
             }
             return .open(applicationID: id)
         }

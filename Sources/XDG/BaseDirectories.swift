@@ -2,6 +2,8 @@
 /// an environment dictionary: unset or empty variables take their defaults,
 /// and relative paths are ignored ("all paths ... must be absolute").
 public struct BaseDirectories: Sendable, Equatable {
+    /// `$HOME` ("/" when unset or relative).
+    public let home: String
     public let configHome: String
     public let configDirs: [String]
     public let dataHome: String
@@ -9,6 +11,7 @@ public struct BaseDirectories: Sendable, Equatable {
 
     public init(environment: [String: String]) {
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/"
+        self.home = home
         func single(_ name: String, default fallback: String) -> String {
             guard let value = environment[name], value.hasPrefix("/") else { return fallback }
             return value

@@ -5,15 +5,17 @@ public struct DesktopEntry: Sendable, Equatable {
     /// Where it was found (for `%k`); empty for entries not read from disk.
     public let path: String
     public let name: String
-    public let exec: String?
+    public private(set) var exec: String?
     public let tryExec: String?
     public let icon: String?
     public let mimeTypes: [String]
     public private(set) var hidden: Bool
     public let noDisplay: Bool
     public let terminal: Bool
-    public let dbusActivatable: Bool
+    public private(set) var dbusActivatable: Bool
     public let isApplication: Bool
+    /// Its `Actions=`, in order, with their `[Desktop Action …]` groups.
+    public let actions: [DesktopAction]
 
     /// Reads the `[Desktop Entry]` group; `nil` when the file has none.
     public init?(id: String, path: String = "", keyFile: KeyFile) {
@@ -30,6 +32,10 @@ public struct DesktopEntry: Sendable, Equatable {
         terminal = KeyFile.boolean(group.value("Terminal")) ?? false
         dbusActivatable = KeyFile.boolean(group.value("DBusActivatable")) ?? false
         isApplication = group.value("Type") == "Application"
+        actions = (group.value("Actions").map(KeyFile.list) ?? []).compactMap { id in
+            guard let action = keyFile.group("Desktop Action " + id) else { return nil }
+            return DesktopAction(id: id, name: action.value("Name").map(KeyFile.unescape) ?? id, exec: action.value("Exec").map(KeyFile.unescape))
+        }
     }
 
     /// An entry that only runs `commandLine` (Exec syntax), for a rule's `Exec=`;
@@ -47,6 +53,19 @@ public struct DesktopEntry: Sendable, Equatable {
         terminal = false
         dbusActivatable = false
         isApplication = true
+        actions = []
+    }
+
+    /// The entry with `action`'s command in place of its own (Desktop Entry
+    /// spec: an action is launched by its own Exec). A `DBusActivatable`
+    /// entry keeps its bus name, so that the action is not activated as
+    /// the application itself. `nil` when the entry has no such action.
+    public func performing(_ action: String) -> DesktopEntry? {
+        guard let found = actions.first(where: { $0.id == action }), let command = found.exec else { return nil }
+        var copy = self
+        copy.exec = command
+        copy.dbusActivatable = false
+        return copy
     }
 
     /// The same entry as if it had no `Hidden=true` (GLib's reading, for comparison).

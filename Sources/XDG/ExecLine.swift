@@ -64,8 +64,12 @@ public struct ExecLine: Sendable, Equatable {
 
     /// The argv for opening `url` with `entry`.
     /// - Throws: when the line cannot receive a URL, so it would be lost.
-    /// - Parameter localPath: for a `file:` URL, its path, which `%f` and `%F` take.
-    public func arguments(for url: String, localPath: String? = nil, entry: DesktopEntry) throws(ExecLineError) -> [String] {
+    /// - Parameters:
+    ///   - localPath: for a `file:` URL, its path, which `%f` and `%F` take.
+    ///   - options: inserted before the URL (a browser profile's `-P work`),
+    ///     and before Flatpak's `@@u` file-forwarding marker when there is one,
+    ///     so that they reach the application, not `flatpak run`.
+    public func arguments(for url: String, localPath: String? = nil, entry: DesktopEntry, options: [String] = []) throws(ExecLineError) -> [String] {
         let takesFiles = parts.contains(where: { if case .target = $0 { true } else { false } })
         guard acceptsURLs || (takesFiles && localPath != nil) else {
             if takesFiles { throw ExecLineError("the application opens files only (%f or %F), not URLs") }
@@ -73,7 +77,12 @@ public struct ExecLine: Sendable, Equatable {
         }
         let target = acceptsURLs ? url : localPath!
         var argv: [String] = []
+        var inserted = options.isEmpty
         for part in parts {
+            if !inserted, part == .literal("@@u") || part == .literal("@@") || { if case .target = part { true } else { false } }() {
+                argv += options
+                inserted = true
+            }
             switch part {
             case .literal(let text): argv.append(text)
             case .target: argv.append(target)

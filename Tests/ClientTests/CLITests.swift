@@ -166,6 +166,61 @@ struct CLITests {
         }
     }
 
+    /// Targets (issue 16): applications, their desktop actions and browser
+    /// profiles, listed by `openurl targets` and opened by rules' `Open=`.
+    @Test func targetsAreListedAndRulesOpenThem() async throws {
+        try await withSession { s in
+            try s.tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: """
+                Actions=new-private-window;
+
+                [Desktop Action new-private-window]
+                Name=New Private Window
+                Exec=recorder firefox-private --private-window %u
+                """)
+            try s.tree.app("brave-browser.desktop", schemes: ["https"], exec: "recorder brave %u")
+            try s.tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=firefox.desktop;\n")
+            try s.tree.write("home/.mozilla/firefox/profiles.ini", "[Profile0]\nName=work\nPath=a.work\n\n[Profile1]\nName=default\nPath=b.default\n")
+            try s.tree.write("config/BraveSoftware/Brave-Browser/Local State", #"{"profile":{"info_cache":{"Profile 3":{"name":"Banking"}}}}"#)
+
+            let listed = try await s.openurl("targets")
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let targets = listed.stdout.split(separator: "\n").dropFirst().map { String($0.split(separator: " ").first ?? "") }
+            #expect(targets.prefix(4) == ["firefox.desktop", "firefox.desktop:new-private-window", "firefox.desktop@work", "firefox.desktop@default"],
+                    "\(listed.stdout)")
+            #expect(targets.contains("brave-browser.desktop@Banking") && targets.contains("browser.desktop"), "\(listed.stdout)")
+            let json = try await s.openurl("targets", "--json", "https")
+            #expect(json.stdout.hasPrefix(#"[{"target":"firefox.desktop","name":"firefox","kind":"application"},"#), "\(json.stdout)")
+            #expect(try await s.openurl("targets", "gopher").status == 1)
+
+            try s.tree.write("config/openurld/rules.d/10-targets.rules", """
+                [Rule work]
+                Hosts=work.example
+                Open=firefox.desktop@work
+
+                [Rule private]
+                Hosts=private.example
+                Open=firefox.desktop:new-private-window
+
+                [Rule bank]
+                Hosts=bank.example
+                Open=brave-browser.desktop@Banking
+                """)
+            _ = try await run([Binaries.openurl, "check-rules"], environment: s.environment)
+            // The daemon notices the new rule file; wait until explain shows it.
+            for _ in 0..<200 where !(try await s.openurl("explain", "https://work.example/").stdout.contains("rule \"work\"")) {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            for url in ["https://work.example/a", "https://private.example/b", "https://bank.example/c"] {
+                let opened = try await s.openurl("-v", url)
+                #expect(opened.status == 0, "\(url): \(opened.stderr)")
+            }
+            let records = try await s.tree.waitForRecords(3)
+            let seen = Set(records.map { [$0.app] + $0.arguments })
+            #expect(seen == [["firefox", "-P", "work", "https://work.example/a"], ["firefox-private", "--private-window", "https://private.example/b"],
+                             ["brave", "--profile-directory=Profile 3", "https://bank.example/c"]], "\(seen)")
+        }
+    }
+
     @Test func explainHandlersStatusAndDefault() async throws {
         try await withSession { s in
             let explain = try await s.openurl("explain", "https://example.com/")
@@ -182,7 +237,7 @@ struct CLITests {
     }
 
     @Test func everySubcommandHasAManPageHelp() async throws {
-        for topic in ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "status"] {
+        for topic in ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "targets", "status"] {
             let result = try await run([Binaries.openurl, topic, "--help"])
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("Usage: openurl"), "\(topic)")

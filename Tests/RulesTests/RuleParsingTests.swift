@@ -110,7 +110,7 @@ struct RuleParsingTests {
             (29, "expected Key=Value"),
             (32, "Result= is given twice (first on line 31)"),
             (33, "unknown group [NotARule]"),
-            (36, "Open= takes a desktop-file ID"),
+            (36, "Open= takes a target such as firefox.desktop"),
             (38, "host pattern 'a/b'"),
             (41, "Enabled= must be true or false"),
         ]
