@@ -12,12 +12,7 @@ public final class BlockingConnection {
 
     /// Connects to the bus at `address` and registers (`Hello`) within `timeout`.
     public init(address: String, timeout: Duration = .seconds(25)) throws(DBusError) {
-        _ = LibDBus.ready
-        guard !address.utf8.contains(0) else { throw .invalidArgs("bus address contains a NUL character") }
-        var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        guard let raw = dbus_connection_open_private(address, &error) else { throw LibDBus.take(&error) }
-        dbus_connection_set_exit_on_disconnect(raw, 0)
+        let raw = try LibDBus.openPrivate(address)
         self.raw = raw
         do {
             let name = try call(

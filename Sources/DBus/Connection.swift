@@ -30,13 +30,8 @@ public final class Connection: Sendable {
     public static func connect(to address: String, timeout: Duration = .seconds(25)) async throws(DBusError)
         -> Connection
     {
-        _ = LibDBus.ready
-        guard !address.utf8.contains(0) else { throw .invalidArgs("bus address contains a NUL character") }
-        var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        // Connecting a local socket does not block; authentication happens on the loop.
-        guard let raw = dbus_connection_open_private(address, &error) else { throw LibDBus.take(&error) }
-        dbus_connection_set_exit_on_disconnect(raw, 0)
+        // Authentication happens on the loop.
+        let raw = try LibDBus.openPrivate(address)
 
         let connection = Connection(loop: EventLoop(label: "openurld.dbus"))
         // A deliberate cycle: an open connection stays alive, and keeps
