@@ -1,5 +1,4 @@
 import FileAccess
-import Router
 import XDG
 import Spawn
 import Synchronization

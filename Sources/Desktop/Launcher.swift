@@ -1,4 +1,3 @@
-import FileAccess
 import Router
 import XDG
 import DBus

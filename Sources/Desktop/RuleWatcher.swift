@@ -1,6 +1,4 @@
 import FileAccess
-import Router
-import XDG
 import Dispatch
 import Glibc
 import Synchronization

@@ -1,5 +1,4 @@
 import DBus
-import Desktop
 import DispatcherAPI
 import Rules
 import XDG

@@ -2,7 +2,6 @@ import DBus
 import DispatcherAPI
 import Router
 import Routing
-import Rules
 
 extension Dispatcher {
     /// A dry run of `dispatch`, by the same router: rules are evaluated

@@ -1,5 +1,4 @@
 import DBus
-import Desktop
 import DispatcherAPI
 import Router
 import Routing

@@ -1,6 +1,5 @@
 import DBus
 import DispatcherAPI
-import Routing
 import Rules
 
 extension Rule {
