@@ -75,7 +75,7 @@ public final class DesktopSystemDefault: SystemDefault {
             }
             entry = performing
         case .profile(_, let name):
-            guard let profile = profiles(of: id).first(where: { $0.name == name }) else {
+            guard let profile = database.profiles(of: id).first(where: { $0.name == name }) else {
                 return .noApplication(reason: "\(id) has no profile '\(name)' (openurl targets lists them)")
             }
             options = profile.arguments
@@ -85,32 +85,6 @@ public final class DesktopSystemDefault: SystemDefault {
             return .opened(application: target.description)
         } catch {
             return .launchFailed(application: target.description, reason: error.reason)
-        }
-    }
-
-    /// The profiles of the browser `id`, from its native and Flatpak profile lists.
-    public func profiles(of id: String) -> [BrowserProfiles.Profile] {
-        guard let family = BrowserProfiles.family(of: id) else { return [] }
-        return BrowserProfiles.stateFiles(of: id, home: database.base.home, configHome: database.base.configHome).flatMap { path in
-            ((try? FileSystem.read(path)) ?? nil).map { BrowserProfiles.profiles(family, listedIn: $0) } ?? []
-        }
-    }
-
-    /// Every target for `scheme`: the default application first, then the
-    /// others set up for it, each followed by its actions and profiles.
-    public func targets(for scheme: String) throws(ResourceExhausted) -> [(target: Target, name: String)] {
-        let catalog = try database.catalog()
-        let type = "x-scheme-handler/" + scheme
-        var ids: [String] = []
-        if let chosen = catalog.defaultApplication(for: type, system: system) { ids.append(chosen.id) }
-        for id in catalog.associatedApplications(for: type) where !ids.contains(id) {
-            if let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) { ids.append(id) }
-        }
-        return ids.flatMap { id -> [(target: Target, name: String)] in
-            guard let entry = catalog.entries[id]?.entry else { return [] }
-            return [(.application(id), entry.name)]
-                + entry.actions.filter { $0.exec != nil }.map { (.action(id, action: $0.id), entry.name + ": " + $0.name) }
-                + profiles(of: id).map { (.profile(id, profile: $0.name), entry.name + " (" + $0.name + ")") }
         }
     }
 

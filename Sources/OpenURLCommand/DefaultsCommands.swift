@@ -105,9 +105,10 @@ extension DefaultsCommands {
     /// `openurl targets`: where a URL of `scheme` can be sent, as rules'
     /// `Open=` writes it: applications, their actions, browser profiles.
     func targets(_ scheme: String, json: Bool) -> ExitStatus {
-        let fallback = DesktopSystemDefault(environment: environment, connection: nil, reaper: ChildReaper())
         let found: [(target: Target, name: String)]
-        do { found = try fallback.targets(for: scheme) } catch {
+        do {
+            found = try DesktopDatabase(environment: environment).targets(for: scheme, system: DesktopDatabase.system(path: environment["PATH"]))
+        } catch {
             Console.error("cannot read the application directories: \(error)")
             return .rejected
         }

@@ -1,0 +1,31 @@
+import FileAccess
+import XDG
+
+extension DesktopDatabase {
+    /// The profiles of the browser `id`, from its native and Flatpak profile lists.
+    public func profiles(of id: String) -> [BrowserProfiles.Profile] {
+        guard let family = BrowserProfiles.family(of: id) else { return [] }
+        return BrowserProfiles.stateFiles(of: id, home: base.home, configHome: base.configHome).flatMap { path in
+            ((try? FileSystem.read(path)) ?? nil).map { BrowserProfiles.profiles(family, listedIn: $0) } ?? []
+        }
+    }
+
+    /// Every target for `scheme`: the default application first, then the
+    /// others set up for it (never the dispatcher), each followed by its
+    /// actions and profiles. Reads files only; launches nothing.
+    public func targets(for scheme: String, system: ApplicationCatalog.System) throws(ResourceExhausted) -> [(target: Target, name: String)] {
+        let catalog = try catalog()
+        let type = "x-scheme-handler/" + scheme
+        var ids: [String] = []
+        if let chosen = catalog.defaultApplication(for: type, system: system) { ids.append(chosen.id) }
+        for id in catalog.associatedApplications(for: type) where !ids.contains(id) {
+            if let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) { ids.append(id) }
+        }
+        return ids.flatMap { id -> [(target: Target, name: String)] in
+            guard let entry = catalog.entries[id]?.entry else { return [] }
+            return [(.application(id), entry.name)]
+                + entry.actions.filter { $0.exec != nil }.map { (.action(id, action: $0.id), entry.name + ": " + $0.name) }
+                + profiles(of: id).map { (.profile(id, profile: $0.name), entry.name + " (" + $0.name + ")") }
+        }
+    }
+}
