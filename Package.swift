@@ -16,10 +16,11 @@
 //   Router        one walk for a URL: handlers, rules, deadline, fallback, outcome (no I/O of its own)
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
 //   Desktop       desktop integration: reading the XDG tree, launching, watching rule files
+//   ChooserService the org.openurld.Chooser1 service, for chooser programs (no GTK)
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
 //   OpenURL       the SwiftUI-shaped client library (the public product)
 //   OpenURLCommand the openurl CLI as a library
-//   openurld, openurl  main.swift: wiring only
+//   openurld, openurl, openurld-chooser-dmenu  main.swift: wiring only
 import PackageDescription
 
 #if canImport(Glibc)
@@ -31,6 +32,7 @@ let package = Package(
     products: [
         .executable(name: "openurld", targets: ["openurld"]),
         .executable(name: "openurl", targets: ["openurl"]),
+        .executable(name: "openurld-chooser-dmenu", targets: ["openurld-chooser-dmenu"]),
         .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection", "HostNames"]),
     ],
     targets: [
@@ -50,14 +52,16 @@ let package = Package(
         .target(name: "XDG"),
         .target(name: "FileAccess"),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
-        .target(name: "Router", dependencies: ["Routing", "Rules"]),
-        .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing", "Rules"]),
-        .target(name: "Desktop", dependencies: ["DBus", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
+        .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
+        .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing", "Rules", "Router", "XDG"]),
+        .target(name: "Desktop", dependencies: ["DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
+        .target(name: "ChooserService", dependencies: ["DBus", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
         .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
-        .target(name: "OpenURLCommand", dependencies: ["SafeText", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
+        .target(name: "OpenURLCommand", dependencies: ["SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
+        .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["ChooserService", "Spawn"]),
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),

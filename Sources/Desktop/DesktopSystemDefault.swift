@@ -88,6 +88,27 @@ public final class DesktopSystemDefault: SystemDefault {
         }
     }
 
+    public func candidates(for url: ValidatedURL, offering wanted: [Target]) -> [ChooserCandidate] {
+        guard Self.refusedSchemes[url.scheme] == nil, url.scheme != "file" else { return [] }
+        guard !wanted.isEmpty else { return (try? database.targets(for: url.scheme, system: system)) ?? [] }
+        guard let catalog = try? database.catalog() else { return [] }
+        // The listed targets whose application is installed, named as `openurl targets` names them.
+        return wanted.compactMap { target in
+            guard let entry = catalog.entries[target.applicationID]?.entry, catalog.isUsable(entry, system: system) else { return nil }
+            let icon = entry.icon ?? ""
+            switch target {
+            case .application:
+                return ChooserCandidate(target: target, name: entry.name, icon: icon)
+            case .action(_, let id):
+                guard let action = entry.actions.first(where: { $0.id == id && $0.exec != nil }) else { return nil }
+                return ChooserCandidate(target: target, name: entry.name + ": " + action.name, icon: icon)
+            case .profile(let application, let name):
+                guard database.profiles(of: application).contains(where: { $0.name == name }) else { return nil }
+                return ChooserCandidate(target: target, name: entry.name + " (" + name + ")", icon: icon)
+            }
+        }
+    }
+
     public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
         await launch(url, with: DesktopEntry(id: name, commandLine: commandLine), activationToken: activationToken)
     }

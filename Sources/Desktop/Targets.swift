@@ -1,4 +1,5 @@
 import FileAccess
+import Router
 import XDG
 
 extension DesktopDatabase {
@@ -13,7 +14,7 @@ extension DesktopDatabase {
     /// Every target for `scheme`: the default application first, then the
     /// others set up for it (never the dispatcher), each followed by its
     /// actions and profiles. Reads files only; launches nothing.
-    public func targets(for scheme: String, system: ApplicationCatalog.System) throws(ResourceExhausted) -> [(target: Target, name: String)] {
+    public func targets(for scheme: String, system: ApplicationCatalog.System) throws(ResourceExhausted) -> [ChooserCandidate] {
         let catalog = try catalog()
         let type = "x-scheme-handler/" + scheme
         var ids: [String] = []
@@ -21,11 +22,14 @@ extension DesktopDatabase {
         for id in catalog.associatedApplications(for: type) where !ids.contains(id) {
             if let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) { ids.append(id) }
         }
-        return ids.flatMap { id -> [(target: Target, name: String)] in
+        return ids.flatMap { id -> [ChooserCandidate] in
             guard let entry = catalog.entries[id]?.entry else { return [] }
-            return [(.application(id), entry.name)]
-                + entry.actions.filter { $0.exec != nil }.map { (.action(id, action: $0.id), entry.name + ": " + $0.name) }
-                + profiles(of: id).map { (.profile(id, profile: $0.name), entry.name + " (" + $0.name + ")") }
+            let icon = entry.icon ?? ""
+            return [ChooserCandidate(target: .application(id), name: entry.name, icon: icon)]
+                + entry.actions.filter { $0.exec != nil }.map {
+                    ChooserCandidate(target: .action(id, action: $0.id), name: entry.name + ": " + $0.name, icon: icon)
+                }
+                + profiles(of: id).map { ChooserCandidate(target: .profile(id, profile: $0.name), name: entry.name + " (" + $0.name + ")", icon: icon) }
         }
     }
 }

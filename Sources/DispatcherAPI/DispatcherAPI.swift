@@ -11,6 +11,17 @@ public enum DispatcherAPI {
     /// the answer rather than `NoReply`.
     public static let walkDeadline: Duration = .seconds(20)
 
+    /// How long the person may take to choose in the chooser, by default;
+    /// a walk that asks has this long from the moment it asks.
+    public static let chooserDeadline: Duration = .seconds(300)
+
+    /// How long a caller that waits for the outcome should wait for
+    /// `OpenURL`: a walk that asks the person has the chooser's time (at most
+    /// `maximumChooserDeadline`) and then the walk's.
+    public static let longestWalk: Duration = maximumChooserDeadline + walkDeadline + .seconds(5)
+    /// The most `--chooser-deadline` may be.
+    public static let maximumChooserDeadline: Duration = .seconds(1800)
+
     /// The well-known name the daemon owns on the session bus.
     public static let busName: BusName = "org.openurld.Dispatcher1"
     /// The object that serves the interfaces.
@@ -38,6 +49,23 @@ public enum DispatcherAPI {
         public static let handlersChanged: MemberName = "HandlersChanged"
         /// `org.openurld.Handler1.HandleURL`.
         public static let handleURL: MemberName = "HandleURL"
+    }
+
+    /// The longest activation token taken: XDG activation tokens and X11
+    /// startup IDs are tens of bytes; this leaves room and keeps every
+    /// handler's context and the launched app's environment small.
+    public static let maximumTokenLength = 1024
+
+    /// What is wrong with an activation token or startup ID (from a caller,
+    /// or a chooser), or `nil`: it must be printable ASCII without spaces and
+    /// at most `maximumTokenLength` bytes, since it is passed to handlers and
+    /// put in launched apps' environments.
+    public static func activationTokenProblem(_ token: String) -> String? {
+        guard token.utf8.count <= maximumTokenLength else {
+            return "is \(token.utf8.count) bytes long; the limit is \(maximumTokenLength)"
+        }
+        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return "may hold only printable ASCII without spaces" }
+        return nil
     }
 
     /// `org.openurld.Error.NoSuchHandler`: no handler has the given id.

@@ -31,10 +31,12 @@ extension DispatcherAPI {
             self.message = message
         }
 
-        /// The method's arguments for opening `url` with `activationToken`.
-        public static func request(_ url: String, activationToken: String?) -> [Value] {
+        /// The method's arguments for opening `url` with `activationToken`,
+        /// asking the person first when `ask` is set.
+        public static func request(_ url: String, activationToken: String?, ask: Bool = false) -> [Value] {
             var options: [String: Variant] = [:]
             if let activationToken, !activationToken.isEmpty { options["activation-token"] = Variant(activationToken) }
+            if ask { options["ask"] = Variant(true) }
             return [.string(url), options.dbusValue]
         }
 

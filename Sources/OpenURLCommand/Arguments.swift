@@ -3,7 +3,9 @@ import Routing
 
 /// What the command line asks `openurl` to do.
 public enum Command: Equatable, Sendable {
-    case open(urls: [String], verbose: Bool)
+    case open(urls: [String], verbose: Bool, ask: Bool)
+    case remembered(json: Bool)
+    case forget(hosts: [String])
     case explain(url: String, json: Bool)
     case handlers(json: Bool)
     case rules(json: Bool)
@@ -46,7 +48,7 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension Command {
-    static let subcommands = ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "targets", "status", "help"]
+    static let subcommands = ["explain", "handlers", "rules", "check-rules", "detect", "handle", "default", "set-default", "unset-default", "targets", "remembered", "forget", "status", "help"]
     static let defaultSchemes = ["http", "https"]
     /// What a desktop sets for its default web browser: GNOME Settings'
     /// "Web" row (x-scheme-handler/http plus text/html, application/xhtml+xml
@@ -105,6 +107,16 @@ extension Command {
             let scheme = positional.first?.lowercased() ?? "https"
             guard isValidScheme(scheme) else { throw UsageError("'\(scheme)' is not a valid scheme", topic: first) }
             return .targets(scheme: scheme, json: flags.contains("--json"))
+        case "remembered":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: ["--json"], topic: first)
+            guard positional.isEmpty else { throw UsageError("remembered takes no arguments", topic: first) }
+            return .remembered(json: flags.contains("--json"))
+        case "forget":
+            let (flags, positional) = split(rest)
+            try check(flags, allowed: [], topic: first)
+            guard !positional.isEmpty else { throw UsageError("forget needs a host, e.g. openurl forget example.com", topic: first) }
+            return .forget(hosts: positional)
         case "status":
             let (flags, positional) = split(rest)
             try check(flags, allowed: ["--json"], topic: first)
@@ -163,18 +175,20 @@ extension Command {
 
     private static func parseOpen(_ arguments: [String]) throws(UsageError) -> Command {
         var verbose = false
+        var ask = false
         var urls: [String] = []
         var onlyURLs = false
         for argument in arguments {
             if !onlyURLs, argument == "--" { onlyURLs = true; continue }
             if !onlyURLs, argument == "-v" || argument == "--verbose" { verbose = true; continue }
+            if !onlyURLs, argument == "--ask" { ask = true; continue }
             if !onlyURLs, argument.hasPrefix("-") {
                 throw UsageError("unknown option '\(argument)' (to open a URL starting with '-', put '--' before it)")
             }
             urls.append(argument)
         }
         guard !urls.isEmpty else { throw UsageError("no URL given") }
-        return .open(urls: urls, verbose: verbose)
+        return .open(urls: urls, verbose: verbose, ask: ask)
     }
 
     private static func parseHandle(_ arguments: [String]) throws(UsageError) -> HandleOptions {

@@ -1,4 +1,5 @@
 import Desktop
+import Router
 import DispatcherAPI
 import FileAccess
 import Glibc
@@ -69,7 +70,7 @@ struct DefaultsCommands {
         }
         if editor.text != original {
             do {
-                try writeAtomically(editor.text, to: path)
+                try FileSystem.replace(path, with: editor.text)
             } catch {
                 Console.error("cannot write \(path): \(error.description)")
                 return .rejected
@@ -105,23 +106,16 @@ extension DefaultsCommands {
     /// `openurl targets`: where a URL of `scheme` can be sent, as rules'
     /// `Open=` writes it: applications, their actions, browser profiles.
     func targets(_ scheme: String, json: Bool) -> ExitStatus {
-        let found: [(target: Target, name: String)]
+        let found: [ChooserCandidate]
         do {
             found = try DesktopDatabase(environment: environment).targets(for: scheme, system: DesktopDatabase.system(path: environment["PATH"]))
         } catch {
             Console.error("cannot read the application directories: \(error)")
             return .rejected
         }
-        func kind(_ target: Target) -> String {
-            switch target {
-            case .application: "application"
-            case .action: "action"
-            case .profile: "profile"
-            }
-        }
         if json {
             Console.out(JSON.array(found.map {
-                JSON.object([("target", JSON.string($0.target.description)), ("name", JSON.string($0.name)), ("kind", JSON.string(kind($0.target)))])
+                JSON.object([("target", JSON.string($0.target.description)), ("name", JSON.string($0.name)), ("kind", JSON.string($0.kind.rawValue))])
             }) + "\n")
             return found.isEmpty ? .rejected : .accepted
         }
@@ -129,7 +123,7 @@ extension DefaultsCommands {
             Console.out("no application is set up for \(scheme): URLs\n")
             return .rejected
         }
-        Console.out(table([["TARGET", "KIND", "NAME"]] + found.map { [$0.target.description, kind($0.target), $0.name] }))
+        Console.out(table([["TARGET", "KIND", "NAME"]] + found.map { [$0.target.description, $0.kind.rawValue, $0.name] }))
         return .accepted
     }
 
@@ -144,38 +138,3 @@ extension DefaultsCommands {
     }
 }
 
-struct WriteError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// Writes a temporary file beside `path`, flushes it, then renames it over
-/// `path`: readers see the old file or the new one, never half of one.
-func writeAtomically(_ text: String, to path: String) throws(WriteError) {
-    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-    if !directory.isEmpty { mkdir(directory, 0o700) }
-    var mode: mode_t = 0o644
-    var info = stat()
-    if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
-    let temporary = path + ".openurl-\(getpid())"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-    guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
-            unlink(temporary)
-            throw WriteError(description: reason)
-        }
-        bytes = bytes.dropFirst(n)
-    }
-    let synced = fsync(fd) == 0
-    close(fd)
-    guard synced, rename(temporary, path) == 0 else {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        throw WriteError(description: reason)
-    }
-}

@@ -11,6 +11,8 @@ import XDG
 struct OpenCommand {
     let environment: [String: String]
     let verbose: Bool
+    /// Show the chooser first (`--ask`).
+    var ask = false
 
     /// Opens each argument: through the daemon when it answers, else directly.
     func run(_ arguments: [String]) async -> ExitStatus {
@@ -57,7 +59,8 @@ struct OpenCommand {
             do {
                 let reply = try connection.call(
                     DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.openURLWithOptions,
-                    DispatcherAPI.OpenResult.request(url.text, activationToken: activationToken), timeout: .seconds(25))
+                    DispatcherAPI.OpenResult.request(url.text, activationToken: activationToken, ask: ask),
+                    timeout: DispatcherAPI.longestWalk)
                 let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
                 report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
                 status = result.accepted ? .accepted : .rejected
@@ -79,11 +82,16 @@ struct OpenCommand {
         let connection = try? await Connection.session(environment: environment)
         defer { connection?.close() }
         let direct = Direct(environment: environment, connection: connection)
-        let router = Router<Never>(rules: direct.rules, fallback: direct.fallback, deadline: DispatcherAPI.walkDeadline)
+        let remembered = RememberedChoiceFile(base: BaseDirectories(environment: environment))
+        let scopes = RememberScopes()
+        let router = Router<Never>(
+            rules: direct.rules, fallback: direct.fallback, deadline: DispatcherAPI.walkDeadline,
+            chooser: connection.map { BusChooser(connection: $0) } ?? NoChooser(), chooserDeadline: DispatcherAPI.chooserDeadline,
+            rememberable: { scopes.targets(for: $0) })
         var worst = worst
         for url in urls {
             if verbose { Console.error("\(reason); opening \(url.text) directly") }
-            let status = await openDirectly(url, with: router)
+            let status = await openDirectly(url, with: router, remembering: remembered)
             if status.rawValue > worst.rawValue { worst = status }
         }
         return worst
@@ -110,9 +118,12 @@ struct OpenCommand {
         return try ValidatedURL(FileURL.forPath(argument, workingDirectory: currentDirectory()))
     }
 
-    private func openDirectly(_ url: ValidatedURL, with router: Router<Never>) async -> ExitStatus {
-        let route = await router.open(url, caller: "", callerAppID: nil, activationToken: activationToken) { rule, reason in
+    private func openDirectly(_ url: ValidatedURL, with router: Router<Never>, remembering file: RememberedChoiceFile) async -> ExitStatus {
+        let route = await router.open(url, caller: "", callerAppID: nil, activationToken: activationToken, asking: .init(first: ask)) { rule, reason in
             Console.error("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
+        }
+        if let choice = route.remembered {
+            do { try file.remember(choice) } catch { Console.error("cannot remember the choice in \(file.path): \(error)") }
         }
         let via = route.rule != nil || route.outcome == .undecided ? "the rules" : "the system default"
         let why = route.rule.map { "rule '\($0)'" + (route.message.map { ": " + $0 } ?? "") } ?? route.message

@@ -26,8 +26,8 @@ public enum OpenURLCLI {
         }
         if let status = synchronous(command, environment: environment) { return .finished(status.rawValue) }
         switch command {
-        case .open(let arguments, let verbose):
-            let opener = OpenCommand(environment: environment, verbose: verbose)
+        case .open(let arguments, let verbose, let ask):
+            let opener = OpenCommand(environment: environment, verbose: verbose, ask: ask)
             guard let urls = opener.validated(arguments) else { return .finished(ExitStatus.usage.rawValue) }
             let throughDaemon = opener.openThroughDaemon(urls)
             guard !throughDaemon.unopened.isEmpty else { return .finished(throughDaemon.status.rawValue) }
@@ -55,6 +55,8 @@ public enum OpenURLCLI {
         case .checkRules(let files): return RuleCommands(environment: environment).check(files)
         case .showDefault(let schemes): return DefaultsCommands(environment: environment).show(schemes)
         case .targets(let scheme, let json): return DefaultsCommands(environment: environment).targets(scheme, json: json)
+        case .remembered(let json): return RememberedCommands(environment: environment).list(json: json)
+        case .forget(let hosts): return RememberedCommands(environment: environment).forget(hosts)
         case .setDefault(let types): return DefaultsCommands(environment: environment).set(types, makeDefault: true)
         case .unsetDefault(let types): return DefaultsCommands(environment: environment).set(types, makeDefault: false)
         default: return nil
@@ -75,10 +77,10 @@ public enum OpenURLCLI {
         if let status = synchronous(command, environment: environment) { return status.rawValue }
         let status: ExitStatus
         switch command {
-        case .help, .version, .checkRules, .showDefault, .targets, .setDefault, .unsetDefault:
+        case .help, .version, .checkRules, .showDefault, .targets, .setDefault, .unsetDefault, .remembered, .forget:
             status = .usage  // done by `synchronous`
-        case .open(let urls, let verbose):
-            status = await OpenCommand(environment: environment, verbose: verbose).run(urls)
+        case .open(let urls, let verbose, let ask):
+            status = await OpenCommand(environment: environment, verbose: verbose, ask: ask).run(urls)
         case .explain(let url, let json):
             status = await InspectCommands(environment: environment).explain(url, json: json)
         case .handlers(let json):

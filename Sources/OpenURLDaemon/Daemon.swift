@@ -58,13 +58,18 @@ public enum Daemon {
         configuration.walkDeadline = options.walkDeadline
         configuration.limits = .init(perOwner: options.maxHandlersPerClient, total: options.maxHandlers)
         configuration.verbose = options.verbose
+        configuration.chooserDeadline = options.chooserDeadline
         // Rules are loaded before the name is taken, so that no call finds them missing.
-        let ruleDirectories = RuleFiles.directories(BaseDirectories(environment: environment))
+        let base = BaseDirectories(environment: environment)
+        let ruleDirectories = RuleFiles.directories(base)
+        let asking = Dispatcher.Asking(
+            chooser: BusChooser(connection: connection), file: options.remember ? RememberedChoiceFile(base: base) : nil,
+            ruleDirectories: ruleDirectories)
         let dispatcher: Dispatcher
         do {
             dispatcher = try await serve(
                 on: connection, configuration: configuration, systemDefault: makeSystemDefault(connection), logger: logger,
-                rules: RuleFiles.load(from: ruleDirectories), replace: options.replace, onNameLost: { stop.yield(.nameLost) })
+                asking: asking, rules: RuleFiles.load(from: ruleDirectories), replace: options.replace, onNameLost: { stop.yield(.nameLost) })
         } catch {
             logger.error(error.message)
             connection.close()
@@ -134,9 +139,11 @@ public enum Daemon {
     ///   name is owned by another instance.
     public static func serve(
         on connection: Connection, configuration: Dispatcher.Configuration, systemDefault: any SystemDefault,
-        logger: Logger, rules: RuleFiles.Load? = nil, replace: Bool = false, onNameLost: @escaping @Sendable () -> Void = {}
+        logger: Logger, asking: Dispatcher.Asking = .init(), rules: RuleFiles.Load? = nil, replace: Bool = false,
+        onNameLost: @escaping @Sendable () -> Void = {}
     ) async throws(DBusError) -> Dispatcher {
-        let dispatcher = Dispatcher(connection: connection, configuration: configuration, systemDefault: systemDefault, logger: logger)
+        let dispatcher = Dispatcher(
+            connection: connection, configuration: configuration, systemDefault: systemDefault, logger: logger, asking: asking)
         if let rules { dispatcher.replaceRules(with: rules) }
         // Follow departures before anyone can reach us: every registration is
         // then processed before the signal saying its owner left.
@@ -170,6 +177,8 @@ public enum Daemon {
         _ dispatcher: Dispatcher, _ connection: Connection, _ options: DaemonOptions, releasing: Bool, logger: Logger
     ) async {
         if releasing { try? await connection.releaseName(DispatcherAPI.busName) }
+        // A walk waiting for the person is not waited for: the chooser's
+        // answer is lost, so that walk opens nothing.
         if await !dispatcher.drain(before: .now + options.walkDeadline + .seconds(1)) {
             logger.warning("\(dispatcher.walksInFlight) walk(s) still running at the shutdown limit; cancelling them")
             connection.cancelCallsInFlight()

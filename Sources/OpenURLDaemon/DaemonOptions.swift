@@ -8,6 +8,10 @@ public struct DaemonOptions: Sendable, Equatable {
     public var handlerTimeout: Duration = .seconds(5)
     /// How long a whole walk may take (kept under the 25 s libdbus client default).
     public var walkDeadline: Duration = DispatcherAPI.walkDeadline
+    /// How long the person may take to choose when a walk asks.
+    public var chooserDeadline: Duration = DispatcherAPI.chooserDeadline
+    /// Write remembered chooser answers to `rules.d/remembered.rules`.
+    public var remember = true
     /// Take the name over from a running instance that allows replacement.
     public var replace = false
     /// Log full URLs and debug detail.
@@ -50,6 +54,12 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--address": options.address = try value()
             case "--handler-timeout": options.handlerTimeout = try seconds(name, try value())
             case "--walk-deadline": options.walkDeadline = try seconds(name, try value())
+            case "--chooser-deadline":
+                options.chooserDeadline = try seconds(name, try value())
+                guard options.chooserDeadline <= DispatcherAPI.maximumChooserDeadline else {
+                    throw UsageError("--chooser-deadline may be at most \(DispatcherAPI.maximumChooserDeadline), the time clients wait")
+                }
+            case "--no-remember": options.remember = false
             case "--max-handlers-per-client": options.maxHandlersPerClient = try count(name, try value())
             case "--max-handlers": options.maxHandlers = try count(name, try value())
             case "--idle-exit": options.idleExit = try seconds(name, try value())
@@ -75,6 +85,13 @@ public struct DaemonOptions: Sendable, Equatable {
           --handler-timeout SECS   time one handler has to answer (default 5)
           --walk-deadline SECS     time a whole walk may take, launching the
                                    application included (default 20)
+          --chooser-deadline SECS  time the person has to choose when a rule's
+                                   Ask= or the caller's ask option shows the
+                                   chooser (default 300, at most 1800); the
+                                   walk's deadline starts again when the
+                                   chooser is asked
+          --no-remember            never write remembered answers (the chooser
+                                   then offers no "Remember")
           --max-handlers-per-client N
                                    handlers one connection may register (default 64)
           --max-handlers N         handlers all connections together may

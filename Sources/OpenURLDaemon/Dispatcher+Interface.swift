@@ -1,6 +1,7 @@
 import DBus
 import DispatcherAPI
 import LinkDetection
+import Router
 import Routing
 
 extension Dispatcher {
@@ -28,7 +29,8 @@ extension Dispatcher {
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
                         let url = try Self.validated(text)
                         let token = try Self.activationToken("activation-token", in: options)
-                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: token)
+                        let asking = try Self.asking(in: options)
+                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking)
                         let answer = Self.describe(result)
                         return [.boolean(answer.accepted), answer.dictionary.dbusValue]
                     }),
@@ -140,10 +142,12 @@ extension Dispatcher {
     }
 
     /// Dispatches unless the daemon is shutting down, counting the walk in flight.
-    private func dispatchCounted(_ url: ValidatedURL, caller: BusName, activationToken: String?) async throws(DBusError) -> Dispatch {
+    private func dispatchCounted(
+        _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init()
+    ) async throws(DBusError) -> Dispatch {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
         defer { endWork() }
-        return await dispatch(url, caller: caller, activationToken: activationToken)
+        return await dispatch(url, caller: caller, activationToken: activationToken, asking: asking)
     }
 
     static func describe(_ dispatch: Dispatch) -> DispatcherAPI.OpenResult {
@@ -192,23 +196,25 @@ extension Dispatcher {
         return text.isEmpty ? nil : text
     }
 
-    /// The longest activation token taken: XDG activation tokens and X11
-    /// startup IDs are tens of bytes; this leaves room and keeps every
-    /// handler's context and the launched app's environment small.
-    static let maximumTokenLength = 1024
-
-    /// An activation token or startup ID from the caller: printable ASCII,
-    /// at most `maximumTokenLength` bytes, since it is passed to handlers and
-    /// put in launched apps' environments.
+    /// An activation token or startup ID from the caller (see `DispatcherAPI.activationTokenProblem`).
     static func activationToken(_ key: String, in options: [String: Variant]) throws(DBusError) -> String? {
         guard let token = try optionalString(key, in: options) else { return nil }
-        guard token.utf8.count <= maximumTokenLength else {
-            throw .invalidArgs("option '\(key)' is \(token.utf8.count) bytes long; the limit is \(maximumTokenLength)")
-        }
-        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw .invalidArgs("option '\(key)' may hold only printable ASCII without spaces")
-        }
+        if let problem = DispatcherAPI.activationTokenProblem(token) { throw .invalidArgs("option '\(key)' \(problem)") }
         return token
+    }
+
+    /// How `OpenURLWithOptions` asks the person: `ask` (b) first, and the `link-text` (s) to show.
+    static func asking(in options: [String: Variant]) throws(DBusError) -> Router<HandlerEndpoint>.Asking {
+        var asking = Router<HandlerEndpoint>.Asking()
+        if let value = options["ask"] {
+            guard let first = value.get(Bool.self) else { throw .invalidArgs("option 'ask' must have type 'b', not '\(value.value.type)'") }
+            asking.first = first
+        }
+        if let text = try optionalString("link-text", in: options) {
+            guard text.utf8.count <= 4096 else { throw .invalidArgs("option 'link-text' is \(text.utf8.count) bytes long; the limit is 4096") }
+            asking.linkText = text
+        }
+        return asking
     }
 
     /// Maps a routing error onto the D-Bus error a client expects.

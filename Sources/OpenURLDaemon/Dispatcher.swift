@@ -1,4 +1,5 @@
 import DBus
+import Desktop
 import DispatcherAPI
 import Router
 import Routing
@@ -13,6 +14,8 @@ public final class Dispatcher: Sendable {
     public struct Configuration: Sendable {
         public var handlerTimeout: Duration = .seconds(5)
         public var walkDeadline: Duration = DispatcherAPI.walkDeadline
+        /// How long the person may take in the chooser.
+        public var chooserDeadline: Duration = DispatcherAPI.chooserDeadline
         public var limits = HandlerRegistry<HandlerEndpoint>.Limits()
         public var verbose = false
         public init() {}
@@ -23,7 +26,27 @@ public final class Dispatcher: Sendable {
     let systemDefault: any SystemDefault
     let logger: Logger
     let identities: CallerIdentities
+    let asking: Asking
     private let state: Mutex<State>
+
+    /// How the daemon asks the person, and keeps their answers.
+    public struct Asking: Sendable {
+        public var chooser: any Chooser
+        /// Where remembered answers are written; `nil`: they are not remembered.
+        public var file: RememberedChoiceFile?
+        /// What an answer could be remembered for (host and domain).
+        public var scopes: RememberScopes
+        /// The rule directories, loaded again once an answer is written.
+        public var ruleDirectories: [String]
+
+        public init(chooser: any Chooser = NoChooser(), file: RememberedChoiceFile? = nil, scopes: RememberScopes = RememberScopes(),
+                    ruleDirectories: [String] = []) {
+            self.chooser = chooser
+            self.file = file
+            self.scopes = scopes
+            self.ruleDirectories = ruleDirectories
+        }
+    }
 
     struct State {
         var registry: HandlerRegistry<HandlerEndpoint>
@@ -35,8 +58,10 @@ public final class Dispatcher: Sendable {
         var lastActivity = ContinuousClock.now
     }
 
-    public init(connection: Connection, configuration: Configuration, systemDefault: any SystemDefault, logger: Logger) {
+    public init(connection: Connection, configuration: Configuration, systemDefault: any SystemDefault, logger: Logger,
+                asking: Asking = Asking()) {
         self.connection = connection
+        self.asking = asking
         self.configuration = configuration
         self.systemDefault = systemDefault
         self.logger = logger
@@ -57,24 +82,43 @@ public final class Dispatcher: Sendable {
                 await ask(handler, about: url, caller: caller, appID: await appID.value, original: original,
                           activationToken: activationToken, timeout: min(configuration.handlerTimeout, timeLeft))
             },
-            fallback: systemDefault, deadline: configuration.walkDeadline)
+            fallback: systemDefault, deadline: configuration.walkDeadline,
+            chooser: asking.chooser, chooserDeadline: configuration.chooserDeadline,
+            rememberable: { [asking] url in asking.file == nil ? nil : asking.scopes.targets(for: url) })
     }
 
     /// Walks the handlers and rules for `url` opened by `caller`, then the
     /// system default, all within the walk deadline (launches included, so
     /// that the caller is answered before its own D-Bus timeout).
-    public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?) async -> Dispatch {
+    public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?,
+                         asking how: Router<HandlerEndpoint>.Asking = .init()) async -> Dispatch {
         // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.
         let rules = state.withLock { $0.rules }
         let callerAppID = rules.needsCallerAppID ? await appID.value : nil
         let route = await router(rules: rules, caller: caller, appID: appID, original: url, activationToken: activationToken)
-            .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken) { [logger] rule, reason in
+            .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken, asking: how) { [logger] rule, reason in
                 logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
             }
         log(route, of: url, caller: caller, appID: appID.ifKnown ?? "")
+        if let remembered = route.remembered { keep(remembered) }
         return route
+    }
+
+    /// Writes a remembered answer as a rule, then loads the rules again, so
+    /// that the next URL to that host is not asked about.
+    private func keep(_ choice: RememberedChoice) {
+        guard let file = asking.file else { return }
+        let host = (choice.includesSubdomains ? "*." : "") + choice.host
+        do {
+            try file.remember(choice)
+        } catch {
+            logger.warning("cannot remember \(choice.target) for \(host) in \(file.path): \(error)")
+            return
+        }
+        logger.info("remembered \(choice.target) for \(choice.scheme): URLs on \(host) (\(file.path))")
+        replaceRules(with: RuleFiles.load(from: asking.ruleDirectories))
     }
 
     /// Asks one handler over D-Bus. Every failure is this handler's alone.

@@ -1,5 +1,6 @@
 import Routing
 import Rules
+import XDG
 
 /// One way for a URL: run-time handlers and rules, innermost first, within
 /// one deadline that covers the launches too, then the system default.
@@ -26,17 +27,30 @@ public struct Router<Endpoint: Sendable>: Sendable {
     public let fallback: any SystemDefault
     /// How long one walk may take, launches included.
     public let deadline: Duration
+    /// Who asks the person, for `Ask=` rules and walks that ask first.
+    public let chooser: any Chooser
+    /// How long the person may take to choose: once the chooser is asked,
+    /// the walk's deadline is this far from that moment.
+    public let chooserDeadline: Duration
+    /// What an answer about a URL could be remembered for; `nil` when answers
+    /// are not remembered.
+    public let rememberable: @Sendable (ValidatedURL) -> RememberTargets?
 
     /// - Parameters:
     ///   - rules: one set for the whole walk, even if the files are reloaded meanwhile.
     ///   - handlers: `nil` for none (openurl's direct path).
     public init(rules: RuleSet, handlers: Handlers? = nil, ask: @escaping Ask = { _, _, _ in .systemAction },
-                fallback: any SystemDefault, deadline: Duration) {
+                fallback: any SystemDefault, deadline: Duration,
+                chooser: any Chooser = NoChooser(), chooserDeadline: Duration = .seconds(300),
+                rememberable: @escaping @Sendable (ValidatedURL) -> RememberTargets? = { _ in nil }) {
         self.rules = rules
         self.handlers = handlers ?? { _, _ in [] }
         self.ask = ask
         self.fallback = fallback
         self.deadline = deadline
+        self.chooser = chooser
+        self.chooserDeadline = chooserDeadline
+        self.rememberable = rememberable
     }
 
     /// What became of a URL.
@@ -54,54 +68,130 @@ public struct Router<Endpoint: Sendable>: Sendable {
         public var message: String?
         /// Every handler and rule asked, in order.
         public var trace: [TraceEntry]
+        /// An answer the person asked to be remembered.
+        public var remembered: RememberedChoice?
+    }
+
+    /// How the chooser is reached in one walk.
+    public struct Asking: Sendable {
+        /// Ask before any handler or rule (`openurl --ask`, the `ask` option).
+        public var first: Bool
+        /// The text of the link the person clicked, when the caller passed it.
+        public var linkText: String?
+
+        public init(first: Bool = false, linkText: String? = nil) {
+            self.first = first
+            self.linkText = linkText
+        }
     }
 
     /// Walks `url` for `caller`, performing rules and asking handlers, then
     /// falls back to the system default.
     /// - Parameters:
     ///   - callerAppID: for rules' `Callers=`; `nil` when unknown.
+    ///   - asking: whether to ask the person first, and what to tell the chooser.
     ///   - onRuleFailure: told when a rule could not do its work (it then passes, like a failing handler).
     public func open(
-        _ url: ValidatedURL, caller: String, callerAppID: String?, activationToken: String?,
+        _ url: ValidatedURL, caller: String, callerAppID: String?, activationToken: String?, asking: Asking = Asking(),
         onRuleFailure: @Sendable (Rule, String) -> Void = { _, _ in }
     ) async -> Route {
         let clock = ContinuousClock()
-        let end = clock.now + deadline
-        return await LaunchDeadline.$current.withValue(end) {
-            var launched: String?
-            let result = await walk(
-                url, caller: caller,
-                candidates: { url, position in candidates(for: url, caller: caller, callerAppID: callerAppID, outside: position) },
-                ask: { step, current in
-                    switch step.payload {
-                    case .handler(let endpoint):
-                        return await ask(step.withPayload { _ in endpoint }, current, end - clock.now)
-                    case .rule(let rule):
-                        let performance = await rule.perform(on: current, launcher: fallback, activationToken: activationToken)
-                        if let application = performance.application { launched = application }
-                        if case .failed(let reason) = performance.answer { onRuleFailure(rule, reason) }
-                        return performance.answer
-                    }
-                },
-                mayContinue: { clock.now < end })
-            let decidedByRule = result.trace.last?.isConfigured == true
-            var route = Route(outcome: .undecided, finalURL: result.finalURL, trace: result.trace)
-            switch result.outcome {
-            case .handled(let id), .discarded(let id):
-                route.outcome = result.wasHandled ? .handled : .discarded
-                if decidedByRule {
-                    route.rule = result.trace.last?.handlerName
-                    route.application = launched
-                } else {
-                    route.handler = id
+        var end = clock.now + deadline
+        var launched: String?
+        var remembered: RememberedChoice?
+        var chosenURL: ValidatedURL?
+        var token = activationToken
+
+        /// Asks the person, then opens what they chose; the answer as a step of the walk.
+        func choose(_ current: ValidatedURL, offering targets: [Target], rule: Rule?) async -> HandlerAnswer {
+            let request = ChoiceRequest(
+                url: current, candidates: fallback.candidates(for: current, offering: targets), activationToken: token,
+                callerAppID: callerAppID, rule: rule?.name, remember: rememberable(current), linkText: asking.linkText)
+            guard !request.candidates.isEmpty else { return .failed("nothing to offer the chooser for \(current.scheme): URLs") }
+            // The person's time is not the handlers' time: the walk's deadline restarts now.
+            end = clock.now + chooserDeadline
+            switch await chooser.choose(request, timeout: chooserDeadline) {
+            case .target(let target, let chosen, let freshToken, let scope):
+                if let freshToken { token = freshToken }
+                let launch = await LaunchDeadline.$current.withValue(end) {
+                    await fallback.open(chosen, withApplication: target.description, activationToken: token)
                 }
-            case .undecided(let id, let reason):
-                (route.handler, route.message) = (id, reason)
-            case .passedOn:
-                route.fallBack(await fallback.open(result.finalURL, activationToken: activationToken))
+                guard case .opened(let application) = launch else { return .failed("could not launch the chosen \(target): \(launch)") }
+                launched = application
+                if scope != .none, let where_ = request.remember {
+                    let domain = scope == .domain ? where_.domain : nil
+                    remembered = RememberedChoice(
+                        target: target, scheme: current.scheme, host: domain ?? where_.host, includesSubdomains: domain != nil,
+                        priority: rule.map { $0.spec.priority == .max ? .max : $0.spec.priority + 1 } ?? 0)
+                }
+                // The URL opened is the one the person saw, or edited.
+                chosenURL = chosen
+                return .handled
+            case .useDefault: return .systemAction
+            case .cancelled: return .discarded
+            case .unavailable(let reason): return .failed(reason)
+            case .lost(let reason): return .undecided(reason)
             }
-            return route
         }
+
+        if asking.first {
+            switch await choose(url, offering: [], rule: nil) {
+            case .handled:
+                return Route(outcome: .handled, finalURL: chosenURL ?? url, application: launched, trace: [], remembered: remembered)
+            case .discarded:
+                return Route(outcome: .discarded, finalURL: url, message: "cancelled in the chooser", trace: [])
+            case .undecided(let reason):
+                return Route(outcome: .undecided, finalURL: url, message: reason, trace: [])
+            default:
+                break // use the default, or no chooser: the walk as usual
+            }
+        }
+
+        let result = await walk(
+            url, caller: caller,
+            candidates: { url, position in candidates(for: url, caller: caller, callerAppID: callerAppID, outside: position) },
+            ask: { step, current in
+                switch step.payload {
+                case .handler(let endpoint):
+                    return await LaunchDeadline.$current.withValue(end) {
+                        await ask(step.withPayload { _ in endpoint }, current, end - clock.now)
+                    }
+                case .rule(let rule):
+                    if case .ask(let askedURL, let targets) = rule.evaluate(current) {
+                        let answer = await choose(askedURL, offering: targets, rule: rule)
+                        if case .failed(let reason) = answer { onRuleFailure(rule, reason) }
+                        return answer
+                    }
+                    let performance = await LaunchDeadline.$current.withValue(end) {
+                        await rule.perform(on: current, launcher: fallback, activationToken: token)
+                    }
+                    if let application = performance.application { launched = application }
+                    if case .failed(let reason) = performance.answer { onRuleFailure(rule, reason) }
+                    return performance.answer
+                }
+            },
+            mayContinue: { clock.now < end })
+        let decidedByRule = result.trace.last?.isConfigured == true
+        var route = Route(outcome: .undecided, finalURL: result.finalURL, trace: result.trace, remembered: remembered)
+        switch result.outcome {
+        case .handled(let id), .discarded(let id):
+            route.outcome = result.wasHandled ? .handled : .discarded
+            if decidedByRule {
+                route.rule = result.trace.last?.handlerName
+                route.application = launched
+                if result.wasHandled, let chosenURL { route.finalURL = chosenURL }
+            } else {
+                route.handler = id
+            }
+        case .undecided(let id, let reason):
+            (route.handler, route.message) = (id, reason)
+        case .passedOn:
+            let fallbackResult = await LaunchDeadline.$current.withValue(end) {
+                await fallback.open(result.finalURL, activationToken: token)
+            }
+            route.fallBack(fallbackResult)
+        }
+        return route
     }
 
     /// One step of a dry run, as `Explain` reports it.
@@ -153,6 +243,9 @@ public struct Router<Endpoint: Sendable>: Sendable {
         case .open(let url, let id): (.handled, "would open \(url.text) with \(id)")
         case .exec(let url, let commandLine): (.handled, "would run \(commandLine) with \(url.text)")
         case .failed(let reason): (.failed(reason), "fails: \(reason)")
+        case .ask(let url, let targets):
+            (.systemAction, "would ask the person about \(url.text), offering "
+                + (targets.isEmpty ? "every target for \(url.scheme):" : targets.map(\.description).joined(separator: ", ")))
         }
     }
 }

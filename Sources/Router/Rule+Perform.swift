@@ -24,6 +24,9 @@ extension Rule {
             return Performance(answer: .useDefault(result.text), application: nil)
         case .failed(let reason):
             return Performance(answer: .failed(reason), application: nil)
+        case .ask:
+            // The router asks the person itself; performed alone, the rule cannot.
+            return Performance(answer: .failed("Ask= needs a chooser, and none is given here"), application: nil)
         case .open(let result, let id):
             launch = await launcher.open(result, withApplication: id, activationToken: activationToken)
         case .exec(let result, let commandLine):

@@ -1,4 +1,5 @@
 import Routing
+import XDG
 
 /// What the fallback did with a URL every handler passed on.
 public enum FallbackResult: Sendable, Equatable {
@@ -24,6 +25,10 @@ public protocol SystemDefault: Sendable {
     /// Runs `commandLine` (Exec syntax, no shell) with `url` (a rule's `Exec=`);
     /// `name` identifies it in logs.
     func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult
+    /// What the chooser offers for `url`: `offering` as far as each is
+    /// installed, in that order, or (when empty) every target set up for the
+    /// URL's scheme, the default first.
+    func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate]
 }
 
 /// A fallback that opens nothing, for tests of the handler chain alone.
@@ -40,6 +45,8 @@ extension SystemDefault {
     public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
         .noApplication(reason: "this fallback opens no named applications")
     }
+    /// By default, nothing can be offered.
+    public func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate] { [] }
     /// By default, no command can be run.
     public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
         .launchFailed(application: nil, reason: "this fallback runs no commands")

@@ -11,6 +11,8 @@ extension Rule {
         case .exec(let commandLine)?: parts.append("run \(commandLine)")
         case .result(let answer)?: parts.append("answer \(answer.resultString)")
         case .useDefault?: parts.append("open with the system default")
+        case .ask(let targets)?:
+            parts.append(targets.isEmpty ? "ask, offering every target" : "ask, offering \(targets.map(\.description).joined(separator: ","))")
         case nil: break
         }
         return parts.joined(separator: ", then ")

@@ -1,5 +1,6 @@
 import LinearRegex
 import Routing
+import XDG
 
 /// One `[Rule NAME]` group of a rule file: conditions, then effects.
 public struct Rule: Sendable {
@@ -14,6 +15,9 @@ public struct Rule: Sendable {
         /// `Result=default`: open with the system default now, asking no
         /// handler or rule further out.
         case useDefault
+        /// `Ask=`: ask the person, offering these targets (empty: every
+        /// target set up for the URL's scheme).
+        case ask(targets: [Target])
     }
 
     /// The `NAME` of `[Rule NAME]`.
@@ -70,6 +74,8 @@ public struct Rule: Sendable {
             return .exec(result, commandLine: commandLine)
         case .useDefault?:
             return .useDefault(result)
+        case .ask(let targets)?:
+            return .ask(result, targets: targets)
         }
     }
 }
@@ -86,6 +92,8 @@ public enum RuleEffect: Sendable, Equatable {
     case exec(ValidatedURL, commandLine: String)
     /// Stop asking: the system default opens this URL.
     case useDefault(ValidatedURL)
+    /// Ask the person about this URL, offering these targets (empty: all).
+    case ask(ValidatedURL, targets: [Target])
     /// The rule could not do its work; it passes, like a failing handler.
     case failed(String)
 }

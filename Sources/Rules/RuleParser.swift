@@ -10,7 +10,7 @@ import Routing
 public enum RuleParser {
     /// The keys a `[Rule NAME]` group may have.
     static let keys: Set<String> = [
-        "Schemes", "Hosts", "Paths", "Match", "Callers", "StripQuery", "Rewrite", "Open", "Exec", "Result",
+        "Schemes", "Hosts", "Paths", "Match", "Callers", "StripQuery", "Rewrite", "Open", "Exec", "Result", "Ask",
         "Priority", "Enabled", "Comment",
     ]
 
@@ -105,7 +105,7 @@ public enum RuleParser {
         let action = try self.action(of: group, at: at)
         let stripQuery = try globs("StripQuery")
         guard action != nil || rewrite != nil || !stripQuery.isEmpty else {
-            throw RuleDiagnostic(source, "rule '\(name)' does nothing: give StripQuery=, Rewrite=, Open=, Exec= or Result=")
+            throw RuleDiagnostic(source, "rule '\(name)' does nothing: give StripQuery=, Rewrite=, Open=, Exec=, Result= or Ask=")
         }
         let enabled: Bool
         if let text = group.value("Enabled") {
@@ -121,9 +121,19 @@ public enum RuleParser {
     }
 
     private static func action(of group: KeyFile.Group, at: (String) -> RuleSource) throws(RuleDiagnostic) -> Rule.Action? {
-        let given = ["Open", "Exec", "Result"].filter { group.value($0) != nil }
+        let given = ["Open", "Exec", "Result", "Ask"].filter { group.value($0) != nil }
         guard given.count <= 1 else {
-            throw RuleDiagnostic(at(given[1]), "a rule can have only one of Open=, Exec= and Result= (it has \(given.map { $0 + "=" }.joined(separator: " and ")))")
+            throw RuleDiagnostic(at(given[1]), "a rule can have only one of Open=, Exec=, Result= and Ask= (it has \(given.map { $0 + "=" }.joined(separator: " and ")))")
+        }
+        if let text = group.value("Ask") {
+            var targets: [Target] = []
+            for written in KeyFile.list(text) {
+                guard let target = Target(written) else {
+                    throw RuleDiagnostic(at("Ask"), "Ask= lists targets such as firefox.desktop, firefox.desktop:new-private-window or firefox.desktop@work, not '\(written.prefix(64))'")
+                }
+                if !targets.contains(target) { targets.append(target) }
+            }
+            return .ask(targets: targets)
         }
         if let id = group.value("Open").map(KeyFile.unescape) {
             guard Target(id) != nil else {

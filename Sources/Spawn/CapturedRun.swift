@@ -12,24 +12,46 @@ public struct CapturedRun: Sendable {
 }
 
 /// Runs a program (no shell) and collects up to `limit` bytes of its standard
-/// output, killing it at `deadline`. Standard input is /dev/null, standard
-/// error is inherited. Blocking work happens on a Dispatch worker, never on
-/// the caller's task.
+/// output, killing it at `deadline`. Standard input is `input` (/dev/null
+/// when empty), standard error is inherited. Blocking work happens on a
+/// Dispatch worker, never on the caller's task.
 /// - Throws: `SpawnError` when it cannot be started.
 public func runCapturingOutput(
-    _ program: String, arguments: [String], environment: [String], deadline: Duration, limit: Int = 65536
+    _ program: String, arguments: [String], environment: [String], input: [UInt8] = [], deadline: Duration, limit: Int = 65536
 ) async throws(SpawnError) -> CapturedRun {
     var fds: [Int32] = [-1, -1]
+    var inputFDs: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { throw SpawnError(program: program, code: errno) }
-    let pid: pid_t
-    do {
-        pid = try spawn(program, arguments: arguments, environment: environment, stdout: .descriptor(fds[1]), stderr: .inherit)
-    } catch {
+    guard input.isEmpty || pipe(&inputFDs) == 0 else {
+        let code = errno
         close(fds[0])
         close(fds[1])
+        throw SpawnError(program: program, code: code)
+    }
+    let pid: pid_t
+    do {
+        pid = try spawn(program, arguments: arguments, environment: environment, stdin: input.isEmpty ? .null : .descriptor(inputFDs[0]),
+                        stdout: .descriptor(fds[1]), stderr: .inherit)
+    } catch {
+        (fds + inputFDs).filter { $0 >= 0 }.forEach { close($0) }
         throw error
     }
     close(fds[1])
+    if !input.isEmpty {
+        close(inputFDs[0])
+        let writer = inputFDs[1]
+        // Written apart from the reading, so that a child that writes before it has read everything cannot deadlock us.
+        DispatchQueue.global().async {
+            var rest = input[...]
+            while !rest.isEmpty {
+                let n = rest.withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                rest = rest.dropFirst(n)
+            }
+            close(writer)
+        }
+    }
     let reader = fds[0]
     // Once the child is reaped its PID may be reused: the deadline may kill
     // only while `finished` is false, which is set before reaping.

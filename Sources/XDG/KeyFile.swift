@@ -145,22 +145,29 @@ extension KeyFile {
     /// exactly: `\\`, `;`, newlines, tabs, carriage returns and a leading space
     /// are escaped.
     public static func listValue(_ items: [String]) -> String {
-        items.map { item in
-            var escaped = ""
-            for (index, character) in item.enumerated() {
-                switch character {
-                case "\\": escaped += "\\\\"
-                case ";": escaped += "\\;"
-                case "\n": escaped += "\\n"
-                case "\t": escaped += "\\t"
-                case "\r": escaped += "\\r"
-                case "\r\n": escaped += "\\r\\n"
-                case " " where index == 0: escaped += "\\s"
-                default: escaped.append(character)
-                }
+        items.map { escaped($0, semicolons: true) + ";" }.joined()
+    }
+
+    /// Writes a `string` value that `unescape(_:)` reads back exactly.
+    public static func stringValue(_ text: String) -> String {
+        escaped(text, semicolons: false)
+    }
+
+    private static func escaped(_ item: String, semicolons: Bool) -> String {
+        var escaped = ""
+        for (index, character) in item.enumerated() {
+            switch character {
+            case "\\": escaped += "\\\\"
+            case ";" where semicolons: escaped += "\\;"
+            case "\n": escaped += "\\n"
+            case "\t": escaped += "\\t"
+            case "\r": escaped += "\\r"
+            case "\r\n": escaped += "\\r\\n"
+            case " " where index == 0: escaped += "\\s"
+            default: escaped.append(character)
             }
-            return escaped + ";"
-        }.joined()
+        }
+        return escaped
     }
 
     /// Reads a `boolean` value (`true` or `false`; GLib also accepts 1 and 0).

@@ -8,6 +8,7 @@ public enum Binaries {
     public static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     public static let openurld = directory + "/openurld"
     public static let openurl = directory + "/openurl"
+    public static let dmenuChooser = directory + "/openurld-chooser-dmenu"
     /// The repository root (for docs/ and packaging/).
     public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

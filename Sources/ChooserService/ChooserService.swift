@@ -1,0 +1,100 @@
+import DBus
+import DispatcherAPI
+import Glibc
+import Router
+import SafeText
+import Synchronization
+
+/// Serves `org.openurld.Chooser1` for a chooser program (the GTK window, the
+/// dmenu adapter): reads each `Choose` call, hands it to the program, sends
+/// its answer, and exits once idle, since D-Bus activation starts it again.
+///
+/// Requests are answered concurrently; a program that shows one menu at a
+/// time queues them itself.
+public final class ChooserService: Sendable {
+    /// How a program answers one request.
+    public typealias Ask = @Sendable (ChoiceRequest, _ caller: BusName) async -> DispatcherAPI.ChooserReply
+
+    let connection: Connection
+    private let ask: Ask
+    private let state = Mutex<(inFlight: Int, lastActivity: ContinuousClock.Instant)>((0, .now))
+
+    init(connection: Connection, ask: @escaping Ask) {
+        self.connection = connection
+        self.ask = ask
+    }
+
+    /// The exported interface, as `docs/org.openurld.Chooser1.xml` defines it.
+    var interface: ExportedInterface {
+        let dictionary = DBusType.dictionary(key: .string, value: .variant)
+        return ExportedInterface(DispatcherAPI.chooserInterface, methods: [
+            ExportedMethod(
+                DispatcherAPI.chooseMember,
+                arguments: [Argument("url", .string), Argument("targets", .array(dictionary)), Argument("options", dictionary)],
+                results: [Argument("response", .uint32), Argument("results", dictionary)],
+                asyncHandler: { [self] call throws(DBusError) in
+                    let request = try DispatcherAPI.ChooserRequest(arguments: call.arguments).choice
+                    state.withLock { $0.inFlight += 1 }
+                    defer { state.withLock { $0 = ($0.inFlight - 1, .now) } }
+                    return await ask(request, call.sender).arguments
+                }),
+        ])
+    }
+
+    /// Connects (to `address`, or the session bus), exports the interface,
+    /// takes the name, and serves until idle for `idleExit` (`nil`: never)
+    /// or until the bus goes away.
+    /// - Returns: the exit status: 0 when idle, 1 when the bus could not be
+    ///   used or the name is taken.
+    public static func run(
+        program: String, address: String?, environment: [String: String], idleExit: Duration?, ask: @escaping Ask
+    ) async -> Int32 {
+        func fail(_ message: String) -> Int32 {
+            let line = "<3>\(program): \(displayable(message))\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            return 1
+        }
+        let connection: Connection
+        do {
+            if let address {
+                connection = try await Connection.connect(to: address)
+            } else {
+                connection = try await Connection.session(environment: environment)
+            }
+        } catch {
+            return fail("cannot connect to the bus: \(error.message)")
+        }
+        let service = ChooserService(connection: connection, ask: ask)
+        let (events, event) = AsyncStream.makeStream(of: Int32.self)
+        connection.onDisconnect { _ in event.yield(1) }
+        connection.export([service.interface], at: DispatcherAPI.chooserObjectPath)
+        do {
+            switch try await connection.requestName(DispatcherAPI.chooserBusName) {
+            case .primaryOwner, .alreadyOwner: break
+            case .exists, .inQueue: return fail("\(DispatcherAPI.chooserBusName) is already owned by another chooser")
+            }
+        } catch {
+            return fail("cannot own \(DispatcherAPI.chooserBusName): \(error.message)")
+        }
+        let idleWatch = idleExit.map { limit in
+            Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: min(limit / 4, .seconds(1)))
+                    let idle = service.state.withLock { $0.inFlight == 0 && .now - $0.lastActivity >= limit }
+                    if idle { event.yield(0) }
+                }
+            }
+        }
+        defer { idleWatch?.cancel() }
+        for await status in events {
+            if status == 0 {
+                // Released first, so that a new request starts a new chooser instead of reaching this one.
+                try? await connection.releaseName(DispatcherAPI.chooserBusName)
+                if service.state.withLock({ $0.inFlight }) > 0 { continue }
+            }
+            connection.close()
+            return status
+        }
+        return 0
+    }
+}

@@ -1,0 +1,73 @@
+import DBus
+import DispatcherAPI
+import Router
+import Routing
+import XDG
+
+/// Asks the person through `org.openurld.Chooser1` on the session bus,
+/// started by D-Bus activation when it is not running.
+///
+/// The chooser is any program that owns the name, so its answer is checked
+/// like a handler's: a target that was not offered, a URL that is not valid,
+/// or a reply that cannot be read is an answer lost, and nothing is opened.
+public struct BusChooser: Chooser {
+    let connection: Connection
+
+    public init(connection: Connection) {
+        self.connection = connection
+    }
+
+    public func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
+        let reply: [Value]
+        do {
+            reply = try await connection.call(
+                DispatcherAPI.chooserBusName, DispatcherAPI.chooserObjectPath, DispatcherAPI.chooserInterface,
+                DispatcherAPI.chooseMember, DispatcherAPI.ChooserRequest(request).arguments, timeout: timeout)
+        } catch {
+            return Self.choice(from: error, whileCancelled: Task.isCancelled)
+        }
+        return Self.choice(from: reply, for: request)
+    }
+
+    /// What a failed `Choose` means: no chooser installed passes the step on;
+    /// anything after the chooser was reached (it left, it took too long, it
+    /// answered with an error, the daemon is stopping) loses the answer.
+    static func choice(from error: DBusError, whileCancelled cancelled: Bool) -> Choice {
+        if cancelled { return .lost("the daemon is shutting down") }
+        switch error.name {
+        case .serviceUnknown, .nameHasNoOwner:
+            return .unavailable("no chooser is installed (\(DispatcherAPI.chooserBusName) cannot be started: \(error.message))")
+        case .noReply:
+            return .lost("the chooser gave no answer (\(error.message))")
+        default:
+            return .lost("the chooser failed: \(error.description)")
+        }
+    }
+
+    /// Reads and checks the chooser's answer to `request`.
+    static func choice(from reply: [Value], for request: ChoiceRequest) -> Choice {
+        let answer: DispatcherAPI.ChooserReply
+        do { answer = try .init(reply: reply, requested: request.url.text) } catch {
+            return .lost("the chooser's answer cannot be read: \(error.message)")
+        }
+        switch answer {
+        case .cancelled: return .cancelled
+        case .useDefault: return .useDefault
+        case .chosen(let target, let text, let token, let remember):
+            guard request.candidates.contains(where: { $0.target == target }) else {
+                return .lost("the chooser chose \(target), which was not offered")
+            }
+            guard let url = try? ValidatedURL(text) else { return .lost("the chooser returned a URL that is not valid") }
+            let scope: RememberScope = switch remember {
+            case .none: .none
+            case _ where request.remember == nil: .none
+            case .domain where request.remember?.domain == nil: .host
+            default: remember
+            }
+            if let token, !token.isEmpty, let problem = DispatcherAPI.activationTokenProblem(token) {
+                return .lost("the chooser's activation token \(problem)")
+            }
+            return .target(target, url: url, activationToken: token.flatMap { $0.isEmpty ? nil : $0 }, remember: scope)
+        }
+    }
+}

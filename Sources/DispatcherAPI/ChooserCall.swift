@@ -1,0 +1,109 @@
+import DBus
+import Router
+import Routing
+import XDG
+
+extension DispatcherAPI {
+    /// The well-known name of the chooser service, which asks the person.
+    public static let chooserBusName: BusName = "org.openurld.Chooser1"
+    /// The object that serves `org.openurld.Chooser1`.
+    public static let chooserObjectPath: ObjectPath = "/org/openurld/Chooser1"
+    /// The chooser's interface: `Choose`.
+    public static let chooserInterface: InterfaceName = "org.openurld.Chooser1"
+    /// `org.openurld.Chooser1.Choose`.
+    public static let chooseMember: MemberName = "Choose"
+    /// The chooser's own desktop-file ID (its preferences window).
+    public static let chooserDesktopID = "org.openurld.Chooser1.desktop"
+
+    /// `Choose(s url, aa{sv} targets, a{sv} options) -> (u response, a{sv} results)`,
+    /// shaped like the portal backend's `AppChooser.ChooseApplication`:
+    /// written by the daemon, read by every chooser.
+    public struct ChooserRequest: Sendable, Equatable {
+        public var choice: ChoiceRequest
+
+        public init(_ choice: ChoiceRequest) { self.choice = choice }
+
+        /// The call's arguments.
+        public var arguments: [Value] {
+            let targets: [[String: Variant]] = choice.candidates.map {
+                ["id": Variant($0.target.description), "name": Variant($0.name), "icon": Variant($0.icon), "kind": Variant($0.kind.rawValue)]
+            }
+            var options: [String: Variant] = [:]
+            if let token = choice.activationToken { options["activation-token"] = Variant(token) }
+            if let app = choice.callerAppID, !app.isEmpty { options["caller-app-id"] = Variant(app) }
+            if let rule = choice.rule { options["rule"] = Variant(rule) }
+            if let linkText = choice.linkText { options["link-text"] = Variant(linkText) }
+            options["remember"] = Variant(choice.remember != nil)
+            if let remember = choice.remember {
+                options["remember-host"] = Variant(remember.host)
+                if let domain = remember.domain { options["remember-domain"] = Variant(domain) }
+            }
+            return [.string(choice.url.text), targets.dbusValue, options.dbusValue]
+        }
+
+        /// Reads a call, as a chooser does.
+        /// - Throws: `InvalidArgs` naming what is wrong: the signature, the URL, a target.
+        public init(arguments: [Value]) throws(DBusError) {
+            let (text, listed, options) = try arguments.decode(String.self, [[String: Variant]].self, [String: Variant].self)
+            let url: ValidatedURL
+            do { url = try ValidatedURL(text) } catch { throw .invalidArgs("url: \(error.message)") }
+            guard !listed.isEmpty, listed.count <= 256 else { throw .invalidArgs("targets: give 1 to 256 targets, not \(listed.count)") }
+            var candidates: [ChooserCandidate] = []
+            for entry in listed {
+                guard let id = entry["id"]?.get(String.self), let target = Target(id) else {
+                    throw .invalidArgs("targets: every entry needs an 'id' that is a target (ID, ID:ACTION or ID@PROFILE)")
+                }
+                candidates.append(ChooserCandidate(
+                    target: target, name: entry["name"]?.get(String.self) ?? id, icon: entry["icon"]?.get(String.self) ?? ""))
+            }
+            let mayRemember = options["remember"]?.get(Bool.self) ?? false
+            let host = options["remember-host"]?.get(String.self)
+            choice = ChoiceRequest(
+                url: url, candidates: candidates, activationToken: options["activation-token"]?.get(String.self),
+                callerAppID: options["caller-app-id"]?.get(String.self), rule: options["rule"]?.get(String.self),
+                remember: mayRemember ? host.map { RememberTargets(host: $0, domain: options["remember-domain"]?.get(String.self)) } : nil,
+                linkText: options["link-text"]?.get(String.self))
+        }
+    }
+
+    /// `Choose`'s reply: `response` 0 = a target was chosen, 1 = cancelled,
+    /// 2 = use the default; `results` has `target`, `url`, `activation-token`, `remember`.
+    public enum ChooserReply: Sendable, Equatable {
+        case chosen(Target, url: String, activationToken: String?, remember: RememberScope)
+        case cancelled
+        case useDefault
+
+        /// The reply's arguments.
+        public var arguments: [Value] {
+            switch self {
+            case .chosen(let target, let url, let token, let remember):
+                var results: [String: Variant] = ["target": Variant(target.description), "url": Variant(url), "remember": Variant(remember.rawValue)]
+                if let token { results["activation-token"] = Variant(token) }
+                return [.uint32(0), results.dbusValue]
+            case .cancelled: return [.uint32(1), [String: Variant]().dbusValue]
+            case .useDefault: return [.uint32(2), [String: Variant]().dbusValue]
+            }
+        }
+
+        /// Reads a reply to a request about `requested`.
+        /// - Throws: `InvalidArgs` saying what is wrong with it.
+        public init(reply: [Value], requested: String) throws(DBusError) {
+            guard let (response, results) = try? reply.decode(UInt32.self, [String: Variant].self) else {
+                throw .invalidArgs("replied with signature '\(reply.signature)' instead of 'ua{sv}'")
+            }
+            switch response {
+            case 0:
+                guard let written = results["target"]?.get(String.self), let target = Target(written) else {
+                    throw .invalidArgs("chose without a valid 'target'")
+                }
+                let remember = results["remember"]?.get(String.self).map { RememberScope(rawValue: $0) } ?? RememberScope.none
+                guard let remember else { throw .invalidArgs("replied with an unknown 'remember' scope") }
+                self = .chosen(target, url: results["url"]?.get(String.self) ?? requested,
+                               activationToken: results["activation-token"]?.get(String.self), remember: remember)
+            case 1: self = .cancelled
+            case 2: self = .useDefault
+            default: throw .invalidArgs("replied with unknown response \(response)")
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Glibc
+
+/// A file could not be written; the message is `strerror`'s.
+public struct WriteError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    init(errno code: Int32) { description = String(cString: strerror(code)) }
+}
+
+extension FileSystem {
+    /// Writes a temporary file beside `path`, flushes it, then renames it over
+    /// `path`: readers see the old file or the new one, never half of one.
+    /// Missing parent directories are made (mode 0700); an existing file's
+    /// mode is kept.
+    public static func replace(_ path: String, with text: String) throws(WriteError) {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !directory.isEmpty { makeDirectories(directory) }
+        var mode: mode_t = 0o644
+        var info = stat()
+        if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
+        let temporary = path + ".openurl-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw WriteError(errno: errno) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                let code = errno
+                close(fd)
+                unlink(temporary)
+                throw WriteError(errno: code)
+            }
+            bytes = bytes.dropFirst(n)
+        }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard synced, rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw WriteError(errno: code)
+        }
+    }
+
+    /// `mkdir -p` with mode 0700 for the directories it makes.
+    public static func makeDirectories(_ path: String) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix += "/" + part
+            mkdir(prefix, 0o700)
+        }
+    }
+}

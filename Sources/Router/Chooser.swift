@@ -1,0 +1,131 @@
+import Routing
+import XDG
+
+/// One choice offered to the person: a target, with what to show for it.
+public struct ChooserCandidate: Sendable, Equatable {
+    /// What kind of target it is, as the chooser interface spells it.
+    public enum Kind: String, Sendable, CaseIterable {
+        case application, action, profile
+    }
+
+    public let target: Target
+    /// The name to show, e.g. "Firefox (work)".
+    public let name: String
+    /// An icon name or absolute path, from the desktop entry; empty for none.
+    public let icon: String
+
+    public init(target: Target, name: String, icon: String) {
+        self.target = target
+        self.name = name
+        self.icon = icon
+    }
+
+    public var kind: Kind {
+        switch target {
+        case .application: .application
+        case .action: .action
+        case .profile: .profile
+        }
+    }
+}
+
+/// How widely an answer is remembered.
+public enum RememberScope: String, Sendable, CaseIterable {
+    /// Not at all.
+    case none
+    /// For this host only.
+    case host
+    /// For the host's registrable domain and every host below it.
+    case domain
+}
+
+/// What the chooser is asked.
+public struct ChoiceRequest: Sendable, Equatable {
+    public var url: ValidatedURL
+    public var candidates: [ChooserCandidate]
+    public var activationToken: String?
+    /// The calling application's ID, when known.
+    public var callerAppID: String?
+    /// The rule whose `Ask=` asked; `nil` when the caller asked for the chooser.
+    public var rule: String?
+    /// What "remember" would cover, or `nil` when the answer cannot be
+    /// remembered (the URL has no host, or there is nowhere to write it).
+    public var remember: RememberTargets?
+    /// The text of the link the person clicked, when the caller passed it.
+    public var linkText: String?
+
+    public init(url: ValidatedURL, candidates: [ChooserCandidate], activationToken: String? = nil, callerAppID: String? = nil,
+                rule: String? = nil, remember: RememberTargets? = nil, linkText: String? = nil) {
+        self.url = url
+        self.candidates = candidates
+        self.activationToken = activationToken
+        self.callerAppID = callerAppID
+        self.rule = rule
+        self.remember = remember
+        self.linkText = linkText
+    }
+}
+
+/// The host and domain an answer would be remembered for.
+public struct RememberTargets: Sendable, Equatable {
+    public let host: String
+    /// The registrable domain, when it differs from the host.
+    public let domain: String?
+
+    public init(host: String, domain: String?) {
+        self.host = host
+        self.domain = domain == host ? nil : domain
+    }
+}
+
+/// What the person answered.
+public enum Choice: Sendable, Equatable {
+    /// Open `url` (possibly edited) with `target`.
+    case target(Target, url: ValidatedURL, activationToken: String?, remember: RememberScope)
+    /// Use the default: the walk goes on as if nobody had asked.
+    case useDefault
+    /// Cancelled: the URL is not opened.
+    case cancelled
+    /// No chooser could be asked (none installed, or the walk has no way to
+    /// ask): like a failing rule, the step passes.
+    case unavailable(String)
+    /// The chooser was asked but its answer never came (it crashed, the bus
+    /// went away, the person took longer than the limit): the walk ends
+    /// undecided and nothing is opened.
+    case lost(String)
+}
+
+/// A way to ask the person where a URL should go.
+public protocol Chooser: Sendable {
+    /// Asks, waiting at most `timeout`.
+    func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice
+}
+
+/// No chooser: every `Ask=` passes. For walks that cannot ask anyone.
+public struct NoChooser: Chooser {
+    public init() {}
+    public func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
+        .unavailable("no chooser is set up")
+    }
+}
+
+/// An answer to remember, as the walk reports it: the daemon writes it as a rule.
+public struct RememberedChoice: Sendable, Equatable {
+    public let target: Target
+    /// The scheme the URL had.
+    public let scheme: String
+    /// The host, or the domain, it is remembered for.
+    public let host: String
+    /// Whether subdomains of `host` are included.
+    public let includesSubdomains: Bool
+    /// The priority of the remembered rule: just inside the rule that asked.
+    public let priority: Int32
+
+    public init(target: Target, scheme: String, host: String, includesSubdomains: Bool, priority: Int32) {
+        self.target = target
+        self.scheme = scheme
+        self.host = host
+        self.includesSubdomains = includesSubdomains
+        self.priority = priority
+    }
+}

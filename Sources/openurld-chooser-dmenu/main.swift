@@ -1,0 +1,29 @@
+import ChooserService
+import Glibc
+import Spawn
+
+// Wiring only: parse, pick the menu, serve.
+let environment = currentEnvironment()
+switch Result(catching: { () throws(DmenuUsageError) in try DmenuOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
+case .failure(let error):
+    let message = "openurld-chooser-dmenu: \(error)\nTry 'openurld-chooser-dmenu --help' for more information.\n"
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+case .success(.help):
+    print(DmenuOptions.help)
+case .success(.run(let options)):
+    // A menu that exits without reading its input must not take us with it.
+    signal(SIGPIPE, SIG_IGN)
+    let command = options.command.isEmpty
+        ? DmenuOptions.knownMenus.first { findExecutable($0[0], path: environment["PATH"]) != nil } ?? []
+        : options.command
+    guard !command.isEmpty else {
+        let message = "openurld-chooser-dmenu: no menu program given, and none of fuzzel, wofi, rofi, bemenu, dmenu is on PATH\n"
+        _ = message.withCString { write(2, $0, strlen($0)) }
+        exit(1)
+    }
+    let chooser = DmenuChooser(command: command, environment: environment)
+    exit(await ChooserService.run(
+        program: "openurld-chooser-dmenu", address: options.address, environment: environment, idleExit: options.idleExit
+    ) { request, _ in await chooser.choose(request) })
+}

@@ -1,0 +1,101 @@
+import DBus
+import Foundation
+import Testing
+import TestSupport
+
+/// `Ask=` through the real daemon, the real `org.openurld.Chooser1` service
+/// (`openurld-chooser-dmenu`, started by D-Bus activation) and a scripted
+/// dmenu: the script records the lines it was offered and prints the one the
+/// test picked, or exits 1 as Esc does.
+@Suite(.serialized) struct DmenuChooserTests {
+    static let menu = """
+        #!/bin/sh
+        cat > "$RECORDS/menu-input"
+        printf '%s\\n' "$@" > "$RECORDS/menu-arguments"
+        pick=$(cat "$RECORDS/../pick")
+        [ "$pick" = esc ] && exit 1
+        sed -n "${pick}p" "$RECORDS/menu-input"
+        """
+
+    func withChooser(_ body: (_ tree: XDGTree, _ openurl: @escaping (String...) async throws -> CommandResult) async throws -> Void) async throws {
+        let tree = try XDGTree()
+        try tree.app("browser.desktop", schemes: ["http", "https"])
+        try tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: """
+            Icon=firefox
+            Actions=new-private-window;
+
+            [Desktop Action new-private-window]
+            Name=New Private Window
+            Exec=recorder firefox-private --private-window %u
+            """)
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=browser.desktop;\n")
+        try tree.write("home/.mozilla/firefox/profiles.ini", "[Profile0]\nName=Work Stuff\nPath=a.work\n")
+        try tree.write("bin/menu", Self.menu, executable: true)
+        try tree.write("config/openurld/rules.d/90-ask.rules", """
+            # Ask when no other rule decided.
+            [Rule ask]
+            Priority=-1000
+            Ask=
+            """)
+        try tree.write("services/org.openurld.Chooser1.service", """
+            [D-BUS Service]
+            Name=org.openurld.Chooser1
+            Exec=\(Binaries.dmenuChooser) --idle-exit 2 -- \(tree.root)/bin/menu --prompt 'Open %h with'
+            """)
+        try await withPrivateBus(serviceDirectories: [tree.root + "/services"], environment: tree.environment) { bus in
+            let daemon = try await Binaries.startDaemon(on: bus, tree: tree)
+            defer { Binaries.stop(daemon) }
+            var environment = tree.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            try await body(tree) { (arguments: String...) in try await run([Binaries.openurl] + arguments, environment: environment) }
+        }
+    }
+
+    @Test func theMenuOffersEveryTargetAndItsChoiceIsOpened() async throws {
+        try await withChooser { tree, openurl in
+            try tree.write("pick", "3")
+            let opened = try await openurl("-v", "https://example.com/a b".replacingOccurrences(of: " ", with: "%20"))
+            #expect(opened.status == 0, "\(opened.stderr)")
+            #expect(opened.stderr.contains("handled (via openurld)"), "\(opened.stderr)")
+            let offered = try String(contentsOfFile: tree.records + "/menu-input", encoding: .utf8)
+            #expect(offered == """
+                browser\tbrowser.desktop
+                firefox\tfirefox.desktop
+                firefox: New Private Window\tfirefox.desktop:new-private-window
+                firefox (Work Stuff)\tfirefox.desktop@Work Stuff
+                Use the default application
+
+                """)
+            let prompt = try String(contentsOfFile: tree.records + "/menu-arguments", encoding: .utf8)
+            #expect(prompt == "--prompt\nOpen example.com with\n")
+            let records = try await tree.waitForRecords(1)
+            #expect(records.map { [$0.app] + $0.arguments } == [["firefox-private", "--private-window", "https://example.com/a%20b"]])
+        }
+    }
+
+    @Test func escapeRejectsAndTheDefaultLinePassesOn() async throws {
+        try await withChooser { tree, openurl in
+            try tree.write("pick", "esc")
+            let cancelled = try await openurl("-v", "https://example.com/x")
+            #expect(cancelled.status == 1, "\(cancelled.stderr)")
+            #expect(cancelled.stderr.contains("discarded (via openurld)"), "\(cancelled.stderr)")
+            #expect(tree.recorded().isEmpty)
+
+            try tree.write("pick", "5")
+            let passed = try await openurl("-v", "https://example.com/y")
+            #expect(passed.status == 0, "\(passed.stderr)")
+            #expect(passed.stderr.contains("opened (via openurld), browser.desktop"), "\(passed.stderr)")
+            #expect(try await tree.waitForRecords(1).map(\.app) == ["browser"])
+        }
+    }
+
+    @Test func askFirstShowsTheMenuWithoutARule() async throws {
+        try await withChooser { tree, openurl in
+            try FileManager.default.removeItem(atPath: tree.root + "/config/openurld/rules.d/90-ask.rules")
+            try tree.write("pick", "4")
+            let opened = try await openurl("--ask", "https://example.org/")
+            #expect(opened.status == 0, "\(opened.stderr)")
+            #expect(try await tree.waitForRecords(1).map { [$0.app] + $0.arguments } == [["firefox", "-P", "Work Stuff", "https://example.org/"]])
+        }
+    }
+}
