@@ -17,10 +17,11 @@
 //   DispatcherAPI the public D-Bus contract: names, result strings, version
 //   Desktop       desktop integration: reading the XDG tree, launching, watching rule files
 //   ChooserService the org.openurld.Chooser1 service, for chooser programs (no GTK)
+//   CGtk          GTK 4 and libadwaita as a system library; only openurld-chooser imports it
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
 //   OpenURL       the SwiftUI-shaped client library (the public product)
 //   OpenURLCommand the openurl CLI as a library
-//   openurld, openurl, openurld-chooser-dmenu  main.swift: wiring only
+//   openurld, openurl, openurld-chooser(-dmenu)  executables: wiring only
 import PackageDescription
 
 #if canImport(Glibc)
@@ -55,7 +56,7 @@ let package = Package(
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
         .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing", "Rules", "Router", "XDG"]),
         .target(name: "Desktop", dependencies: ["DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
-        .target(name: "ChooserService", dependencies: ["DBus", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
+        .target(name: "ChooserService", dependencies: ["DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
         .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
@@ -83,6 +84,18 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The GTK chooser needs GTK 4 and libadwaita to build; OPENURLD_NO_CHOOSER=1
+// leaves it out (a headless build: the daemon, the CLI, the dmenu adapter).
+if getenv("OPENURLD_NO_CHOOSER") == nil {
+    package.products.append(.executable(name: "openurld-chooser", targets: ["openurld-chooser"]))
+    package.targets += [
+        .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
+        .executableTarget(
+            name: "openurld-chooser",
+            dependencies: ["CGtk", "ChooserService", "DispatcherAPI", "Desktop", "FileAccess", "Router", "Routing", "Rules", "Spawn", "XDG"]),
+    ]
+}
 
 // Fuzz targets have no main (libFuzzer supplies it), so they exist only when
 // scripts/fuzz asks for them: OPENURLD_FUZZ=1 swift build --sanitize=fuzzer.

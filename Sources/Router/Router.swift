@@ -184,7 +184,8 @@ public struct Router<Endpoint: Sendable>: Sendable {
                 route.handler = id
             }
         case .undecided(let id, let reason):
-            (route.handler, route.message) = (id, reason)
+            route.message = reason
+            if decidedByRule { route.rule = result.trace.last?.handlerName } else { route.handler = id }
         case .passedOn:
             let fallbackResult = await LaunchDeadline.$current.withValue(end) {
                 await fallback.open(result.finalURL, activationToken: token)

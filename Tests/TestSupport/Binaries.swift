@@ -9,6 +9,7 @@ public enum Binaries {
     public static let openurld = directory + "/openurld"
     public static let openurl = directory + "/openurl"
     public static let dmenuChooser = directory + "/openurld-chooser-dmenu"
+    public static let chooser = directory + "/openurld-chooser"
     /// The repository root (for docs/ and packaging/).
     public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

@@ -1,0 +1,224 @@
+import CGtk
+import ChooserService
+import DispatcherAPI
+import Router
+import Routing
+import Synchronization
+
+/// One "Open Link" window: the URL with its host emphasised and its
+/// warnings, the targets, an editable address, "Remember", and the answer
+/// sent once (chosen, cancelled, or use the default).
+///
+/// Lives on the GTK main thread; it keeps itself alive while its window is open.
+final class ChooserWindow {
+    let request: ChoiceRequest
+    private let answer: @Sendable (DispatcherAPI.ChooserReply) -> Void
+    private var answered = false
+    private var keepAlive: ChooserWindow?
+
+    private var window: Object!
+    private var list: Object!
+    private var entry: Object!
+    private var problem: Object!
+    private var rememberHost: Object?
+    private var rememberDomain: Object?
+    private var rows: [Object] = []
+
+    /// Shows a window for `request`; `answer` is called once, on the main thread.
+    static func show(_ request: ChoiceRequest, answer: @escaping @Sendable (DispatcherAPI.ChooserReply) -> Void) {
+        let chooser = ChooserWindow(request: request, answer: answer)
+        chooser.keepAlive = chooser
+        chooser.build()
+    }
+
+    private init(request: ChoiceRequest, answer: @escaping @Sendable (DispatcherAPI.ChooserReply) -> Void) {
+        self.request = request
+        self.answer = answer
+    }
+
+    private func build() {
+        window = raw(adw_window_new())
+        gtk_window_set_title(openurld_window(window), "Open Link")
+        gtk_window_set_default_size(openurld_window(window), 480, -1)
+        name(window, "Open Link")
+
+        let content = box(GTK_ORIENTATION_VERTICAL, spacing: 0)
+        let header = raw(adw_header_bar_new())
+        let title = adw_window_title_new("Open Link", request.callerAppID.map { "from " + $0 } ?? "")!
+        adw_header_bar_set_title_widget(OpaquePointer(header), title)
+        append(content, header)
+
+        let body = box(GTK_ORIENTATION_VERTICAL, spacing: 10)
+        margins(body, 12)
+        append(content, body)
+
+        let presentation = LinkPresentation(request.url, linkText: request.linkText)
+        let address = label("", wrap: true)
+        gtk_label_set_markup(openurld_label(address), markupEscaped(presentation.beforeHost)
+            + "<b>" + markupEscaped(presentation.host) + "</b>" + markupEscaped(presentation.afterHost))
+        gtk_label_set_selectable(openurld_label(address), 1)
+        gtk_widget_set_focusable(openurld_widget(address), 0)
+        name(address, "Link: " + request.url.text)
+        append(body, address)
+        for warning in presentation.warnings {
+            let line = label("⚠ " + warning.message, wrap: true, classes: ["warning"])
+            name(line, "Warning: " + warning.message)
+            append(body, line)
+        }
+
+        list = raw(gtk_list_box_new())
+        gtk_list_box_set_selection_mode(openurld_list_box(list), GTK_SELECTION_SINGLE)
+        gtk_widget_add_css_class(openurld_widget(list), "boxed-list")
+        name(list, "Open with")
+        for (index, candidate) in request.candidates.enumerated() {
+            let row = raw(adw_action_row_new())
+            adw_preferences_row_set_title(openurld_preferences_row(row), markupEscaped(candidate.name))
+            adw_action_row_set_subtitle(openurld_action_row(row), markupEscaped(candidate.target.description))
+            let icon = gtk_image_new_from_icon_name(candidate.icon.isEmpty ? "application-x-executable" : candidate.icon)!
+            gtk_image_set_pixel_size(OpaquePointer(icon), 32)
+            adw_action_row_add_prefix(openurld_action_row(row), icon)
+            if index < 9 {
+                let key = label("\(index + 1)", classes: ["dim-label"])
+                adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(key))
+            }
+            gtk_list_box_row_set_activatable(openurld_list_box_row(row), 1)
+            name(row, candidate.name + (index < 9 ? ", key \(index + 1)" : ""))
+            gtk_list_box_append(openurld_list_box(list), openurld_widget(row))
+            rows.append(row)
+        }
+        openurld_connect_arg(list, "row-activated", { _, row, data in
+            let chooser = target(data, as: ChooserWindow.self)
+            if let index = chooser.rows.firstIndex(of: row!) { chooser.choose(index) }
+        }, Unmanaged.passUnretained(self).toOpaque())
+        append(body, list)
+
+        entry = raw(gtk_entry_new())
+        gtk_editable_set_text(openurld_editable(entry), request.url.text)
+        name(entry, "Link address")
+        connect(entry, "activate", self) { _, data in
+            let chooser = target(data, as: ChooserWindow.self)
+            chooser.choose(chooser.selectedIndex)
+        }
+        append(body, entry)
+        problem = label("", wrap: true, classes: ["error"])
+        gtk_widget_set_visible(openurld_widget(problem), 0)
+        append(body, problem)
+
+        if let remember = request.remember {
+            let host = raw(gtk_check_button_new_with_mnemonic("_Remember for " + remember.host))
+            name(host, "Remember for " + remember.host)
+            append(body, host)
+            rememberHost = host
+            if let domain = remember.domain {
+                let whole = raw(gtk_check_button_new_with_mnemonic("Remember for all of " + domain))
+                name(whole, "Remember for all of " + domain)
+                gtk_check_button_set_group(openurld_check_button(whole), nil)
+                append(body, whole)
+                rememberDomain = whole
+            }
+        }
+
+        let buttons = box(GTK_ORIENTATION_HORIZONTAL, spacing: 8)
+        gtk_widget_set_halign(openurld_widget(buttons), GTK_ALIGN_END)
+        let cancel = button("_Cancel")
+        name(cancel, "Cancel")
+        connect(cancel, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.cancelled) }
+        let useDefault = button("Use _Default")
+        name(useDefault, "Use the default application")
+        connect(useDefault, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.useDefault) }
+        let open = button("_Open", classes: ["suggested-action"])
+        name(open, "Open")
+        connect(open, "clicked", self) { _, data in
+            let chooser = target(data, as: ChooserWindow.self)
+            chooser.choose(chooser.selectedIndex)
+        }
+        for button in [cancel, useDefault, open] { append(buttons, button) }
+        append(body, buttons)
+
+        let keys = gtk_event_controller_key_new()!
+        gtk_event_controller_set_propagation_phase(openurld_controller(raw(keys)), GTK_PHASE_CAPTURE)
+        openurld_connect_key(raw(keys), { _, keyval, _, state, data in
+            target(data, as: ChooserWindow.self).key(keyval, state) ? 1 : 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+        gtk_widget_add_controller(openurld_widget(window), openurld_controller(raw(keys)))
+        openurld_connect_bool(window, "close-request", { _, data in
+            target(data, as: ChooserWindow.self).finish(.cancelled, closing: false)
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+        if ChooserTrace.enabled { connect(window, "map", self) { _, _ in ChooserTrace.mapped() } }
+
+        adw_window_set_content(openurld_adw_window(window), openurld_widget(content))
+        if let first = rows.first {
+            gtk_list_box_select_row(openurld_list_box(list), openurld_list_box_row(first))
+            gtk_window_set_focus(openurld_window(window), openurld_widget(first))
+        }
+        gtk_window_present(openurld_window(window))
+    }
+
+    private var selectedIndex: Int {
+        guard let row = gtk_list_box_get_selected_row(openurld_list_box(list)) else { return 0 }
+        return rows.firstIndex(of: raw(row)) ?? 0
+    }
+
+    /// Esc cancels; 1–9 choose when the address is not being edited; Ctrl+C
+    /// copies the URL; Ctrl+L edits it (the browsers' shortcut for the address).
+    private func key(_ keyval: UInt32, _ state: GdkModifierType) -> Bool {
+        let focus = gtk_window_get_focus(openurld_window(window))
+        let editing = focus.map { raw($0) == entry || gtk_widget_is_ancestor($0, openurld_widget(entry)) != 0 } ?? false
+        switch keyval {
+        case UInt32(GDK_KEY_Escape):
+            finish(.cancelled)
+            return true
+        case UInt32(GDK_KEY_1)...UInt32(GDK_KEY_9) where !editing && state.rawValue & GDK_CONTROL_MASK.rawValue == 0:
+            let index = Int(keyval - UInt32(GDK_KEY_1))
+            if index < rows.count { choose(index) }
+            return true
+        case UInt32(GDK_KEY_l) where state.rawValue & GDK_CONTROL_MASK.rawValue != 0:
+            gtk_widget_grab_focus(openurld_widget(entry))
+            return true
+        case UInt32(GDK_KEY_c) where !editing && state.rawValue & GDK_CONTROL_MASK.rawValue != 0:
+            gdk_clipboard_set_text(gtk_widget_get_clipboard(openurld_widget(window)), currentText)
+            return true
+        default:
+            return false
+        }
+    }
+
+    private var currentText: String { String(cString: gtk_editable_get_text(openurld_editable(entry))) }
+
+    /// Opens candidate `index` with the (possibly edited) address.
+    private func choose(_ index: Int) {
+        guard index < request.candidates.count else { return }
+        let text = currentText
+        do {
+            _ = try ValidatedURL(text)
+        } catch {
+            gtk_label_set_text(openurld_label(problem), "This address cannot be opened: \(error.message)")
+            gtk_widget_set_visible(openurld_widget(problem), 1)
+            gtk_widget_grab_focus(openurld_widget(entry))
+            return
+        }
+        let candidate = request.candidates[index]
+        let scope: RememberScope = if let domain = rememberDomain, gtk_check_button_get_active(openurld_check_button(domain)) != 0 {
+            .domain
+        } else if let host = rememberHost, gtk_check_button_get_active(openurld_check_button(host)) != 0 {
+            .host
+        } else {
+            .none
+        }
+        let token = openurld_activation_token(openurld_widget(window), candidate.name).map { pointer in
+            defer { g_free(pointer) }
+            return String(cString: pointer)
+        }
+        finish(.chosen(candidate.target, url: text, activationToken: token, remember: scope))
+    }
+
+    /// Sends the answer (once) and closes the window.
+    func finish(_ reply: DispatcherAPI.ChooserReply, closing: Bool = true) {
+        guard !answered else { return }
+        answered = true
+        answer(reply)
+        if closing { gtk_window_destroy(openurld_window(window)) }
+        keepAlive = nil
+    }
+}

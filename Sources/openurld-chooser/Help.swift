@@ -1,0 +1,26 @@
+let chooserHelp = """
+    Usage: openurld-chooser [--service [--address ADDRESS] [--idle-exit SECS]]
+
+    The openurld chooser. With --service, serve org.openurld.Chooser1 on the
+    D-Bus session bus: when a rule's Ask= (or openurl --ask) asks where a link
+    should go, show a small window listing the applications, desktop actions
+    and browser profiles that can open it. D-Bus activation starts it this way.
+
+    Without --service, show the preferences window: whether openurld is the
+    default browser, the remembered choices, the loaded rules and their
+    problems, and where the rule files are.
+
+    In the window:
+      Up, Down       select a target        Enter    open with it
+      1 to 9         open with that target  Esc      cancel (the link is not opened)
+      Ctrl+C         copy the address       Ctrl+L   edit the address (Enter opens)
+      Alt+R          remember the choice for this host
+
+    Options:
+      --service          serve org.openurld.Chooser1 (started by D-Bus activation)
+      --address ADDRESS  serve on the bus at ADDRESS instead of the session bus
+      --idle-exit SECS   with --service, exit after SECS with no window open
+                         (default 30; 0: never)
+      --version          print the version and exit
+      -h, --help         print this help and exit
+    """

@@ -1,0 +1,151 @@
+import CGtk
+import Desktop
+import DispatcherAPI
+import FileAccess
+import Rules
+import Spawn
+import XDG
+
+/// The chooser's face on the desktop: whether openurld is the default
+/// browser (with a button to make it so), the remembered choices (each with
+/// Forget), the loaded rules with their problems, and where rule files go.
+final class PreferencesWindow {
+    let environment: [String: String]
+    let base: BaseDirectories
+    private let onClose: () -> Void
+    private var window: Object!
+    private var page: Object?
+    private var keepAlive: PreferencesWindow?
+    /// The hosts behind each Forget button.
+    private var forgetButtons: [(button: Object, host: String)] = []
+
+    /// The window open, if any (there is one per process); main thread only.
+    nonisolated(unsafe) static var current: PreferencesWindow?
+
+    static func show(environment: [String: String], onClose: @escaping () -> Void) {
+        let preferences = PreferencesWindow(environment: environment, onClose: onClose)
+        preferences.keepAlive = preferences
+        current = preferences
+        preferences.window = raw(adw_preferences_window_new())
+        gtk_window_set_title(openurld_window(preferences.window), "openurld")
+        gtk_window_set_default_size(openurld_window(preferences.window), 640, 560)
+        name(preferences.window, "openurld preferences")
+        openurld_connect_bool(preferences.window, "close-request", { _, data in
+            let preferences = target(data, as: PreferencesWindow.self)
+            preferences.onClose()
+            preferences.keepAlive = nil
+            PreferencesWindow.current = nil
+            return 0
+        }, Unmanaged.passUnretained(preferences).toOpaque())
+        preferences.refresh()
+        gtk_window_present(openurld_window(preferences.window))
+    }
+
+    private init(environment: [String: String], onClose: @escaping () -> Void) {
+        self.environment = environment
+        self.base = BaseDirectories(environment: environment)
+        self.onClose = onClose
+    }
+
+    /// Builds the page anew from the files.
+    func refresh() {
+        if let page { adw_preferences_window_remove(openurld_preferences_window(window), openurld_preferences_page(page)) }
+        forgetButtons = []
+        let page = raw(adw_preferences_page_new())
+        self.page = page
+        adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(defaultBrowserGroup()))
+        adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(rememberedGroup()))
+        adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(rulesGroup()))
+        adw_preferences_window_add(openurld_preferences_window(window), openurld_preferences_page(page))
+    }
+
+    private func group(_ title: String, description: String? = nil) -> Object {
+        let group = raw(adw_preferences_group_new())
+        adw_preferences_group_set_title(openurld_preferences_group(group), title)
+        if let description { adw_preferences_group_set_description(openurld_preferences_group(group), markupEscaped(description)) }
+        return group
+    }
+
+    private func row(_ title: String, _ subtitle: String = "", in group: Object) -> Object {
+        let row = raw(adw_action_row_new())
+        adw_preferences_row_set_title(openurld_preferences_row(row), markupEscaped(title))
+        if !subtitle.isEmpty { adw_action_row_set_subtitle(openurld_action_row(row), markupEscaped(subtitle)) }
+        name(row, subtitle.isEmpty ? title : title + ": " + subtitle)
+        adw_preferences_group_add(openurld_preferences_group(group), openurld_widget(row))
+        return row
+    }
+
+    /// Whether the user's mimeapps.list makes the dispatcher the default for https.
+    private var isDefaultBrowser: Bool {
+        let text = (try? FileSystem.read(base.configHome + "/mimeapps.list")) ?? nil
+        let editor = try? MimeAppsEditor(text ?? "")
+        return editor?.defaults(for: "x-scheme-handler/https")?.first == DispatcherAPI.desktopID
+    }
+
+    private func defaultBrowserGroup() -> Object {
+        let group = group("Default Browser")
+        if isDefaultBrowser {
+            _ = row("openurld is your default browser", "Links from every application go through your rules and the chooser", in: group)
+        } else {
+            let row = row("openurld is not your default browser", "Links go straight to another application", in: group)
+            let make = button("Make _Default", classes: ["suggested-action"])
+            gtk_widget_set_valign(openurld_widget(make), GTK_ALIGN_CENTER)
+            name(make, "Make openurld the default browser")
+            connect(make, "clicked", self) { _, data in target(data, as: PreferencesWindow.self).makeDefault() }
+            adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(make))
+        }
+        return group
+    }
+
+    /// Runs `openurl set-default --browser`, which checks the installation first.
+    private func makeDefault() {
+        guard let openurl = findExecutable("openurl", path: environment["PATH"]) else { return }
+        let environment = self.environment
+        Task.detached {
+            _ = try? await runCapturingOutput(openurl, arguments: ["openurl", "set-default", "--browser"],
+                                              environment: environment.map { $0.key + "=" + $0.value }, deadline: .seconds(10))
+            onMain { PreferencesWindow.current?.refresh() }
+        }
+    }
+
+    private func rememberedGroup() -> Object {
+        let file = RememberedChoiceFile(base: base)
+        let group = group("Remembered Choices", description: "Kept as rules in " + file.path)
+        let remembered = file.rules().rules.filter { $0.name.hasPrefix(RememberedChoices.namePrefix) }
+        if remembered.isEmpty { _ = row("Nothing remembered yet", "Tick “Remember” in the chooser to add one", in: group) }
+        for rule in remembered {
+            let host = String(rule.name.dropFirst(RememberedChoices.namePrefix.count))
+            let opened = if case .open(let id)? = rule.action { id } else { rule.effectDescription }
+            let row = row(host, "Opens with " + opened, in: group)
+            let forget = button("_Forget", classes: ["flat"])
+            gtk_widget_set_valign(openurld_widget(forget), GTK_ALIGN_CENTER)
+            name(forget, "Forget the choice for " + host)
+            forgetButtons.append((forget, host))
+            connect(forget, "clicked", self) { button, data in
+                let preferences = target(data, as: PreferencesWindow.self)
+                guard let host = preferences.forgetButtons.first(where: { $0.button == button })?.host else { return }
+                let bare = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
+                _ = try? RememberedChoiceFile(base: preferences.base).forget(bare)
+                preferences.refresh()
+            }
+            adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(forget))
+        }
+        return group
+    }
+
+    private func rulesGroup() -> Object {
+        let directories = RuleFiles.directories(base)
+        let load = RuleFiles.load(from: directories)
+        let group = group("Rules", description: "Read from " + directories.joined(separator: ", ") + "; see openurl help rules")
+        if load.rules.isEmpty && load.diagnostics.isEmpty { _ = row("No rules", "Every link goes to the default application", in: group) }
+        for rule in load.rules where !rule.name.hasPrefix(RememberedChoices.namePrefix) {
+            let state = rule.isEnabled ? "" : " (disabled)"
+            _ = row(rule.name + state, rule.effectDescription + " — " + rule.source.description, in: group)
+        }
+        for diagnostic in load.diagnostics {
+            let row = row("Problem", diagnostic.description, in: group)
+            gtk_widget_add_css_class(openurld_widget(row), "error")
+        }
+        return group
+    }
+}

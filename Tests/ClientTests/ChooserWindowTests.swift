@@ -1,0 +1,165 @@
+import DBus
+import Foundation
+import Spawn
+import Testing
+import TestSupport
+
+/// The GTK chooser, for real: an Xvfb display, a private bus that starts
+/// `openurld-chooser --service` by D-Bus activation, the built daemon with
+/// an `Ask=` rule, and a temporary XDG tree of recorders. The window is
+/// found with `xdotool search --sync` (which waits for it to be mapped) and
+/// driven with synthetic key presses (XTEST), never by sleeping.
+@Suite(.serialized) struct ChooserWindowTests {
+    struct Desk {
+        let tree: XDGTree
+        let display: String
+        let environment: [String: String]
+
+        func openurl(_ arguments: [String]) async throws -> CommandResult {
+            try await run([Binaries.openurl] + arguments, environment: environment)
+        }
+
+        /// Waits for the chooser window to be mapped; returns its X window ID.
+        func window() async throws -> String {
+            let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Open Link$"], environment: environment)
+            guard found.status == 0, let id = found.stdout.split(separator: "\n").first else {
+                throw FixtureError("no chooser window appeared: \(found.stderr)")
+            }
+            _ = try await run(["xdotool", "windowfocus", "--sync", String(id)], environment: environment)
+            return String(id)
+        }
+
+        /// Presses keys (xdotool names) in the window.
+        func press(_ keys: String...) async throws {
+            let pressed = try await run(["xdotool", "key", "--delay", "20"] + keys, environment: environment)
+            #expect(pressed.status == 0, "\(pressed.stderr)")
+        }
+
+        /// Saves the window as a PNG under docs/screenshots, once GTK has
+        /// painted it (mapped is not yet drawn: the capture is retried until
+        /// it has more than a blank window's few colours).
+        func screenshot(_ id: String, as name: String) async throws {
+            for _ in 0..<100 {
+                let colours = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- -format %k info:", "sh", id], environment: environment)
+                if Int(colours.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 50 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let path = Binaries.repository + "/docs/screenshots/" + name
+            try FileManager.default.createDirectory(atPath: Binaries.repository + "/docs/screenshots", withIntermediateDirectories: true)
+            let shot = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- \"png:$2\"", "sh", id, path], environment: environment)
+            #expect(shot.status == 0, "\(shot.stderr)")
+        }
+    }
+
+    func withDesk(rules: String = "[Rule ask]\nPriority=-1000\nAsk=\n", _ body: (Desk) async throws -> Void) async throws {
+        let tree = try XDGTree()
+        try tree.app("browser.desktop", schemes: ["http", "https"], extra: "Icon=web-browser")
+        try tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: """
+            Icon=firefox
+            Actions=new-private-window;
+
+            [Desktop Action new-private-window]
+            Name=New Private Window
+            Exec=recorder firefox-private --private-window %u
+            """)
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=browser.desktop;\n")
+        try tree.write("home/.mozilla/firefox/profiles.ini", "[Profile0]\nName=work\nPath=a.work\n")
+        try tree.write("config/openurld/rules.d/90-ask.rules", rules)
+        try await withXvfb { x in
+            var environment = tree.environment
+            environment["DISPLAY"] = x.display
+            // GTK looks for the accessibility bus on the session bus; this one has none to offer.
+            environment["GTK_A11Y"] = "none"
+            environment["XDG_DATA_DIRS"] = (environment["XDG_DATA_DIRS"] ?? "") + ":/usr/share"
+            try tree.write("services/org.openurld.Chooser1.service", """
+                [D-BUS Service]
+                Name=org.openurld.Chooser1
+                Exec=\(Binaries.chooser) --service --idle-exit 5
+                """)
+            try await withPrivateBus(serviceDirectories: [tree.root + "/services"], environment: environment) { bus in
+                let daemon = try await Binaries.startDaemon(on: bus, tree: tree)
+                defer { Binaries.stop(daemon) }
+                environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+                try await body(Desk(tree: tree, display: x.display, environment: environment))
+            }
+        }
+    }
+
+    @Test func aKeyOpensTheChosenTargetWithItsProfile() async throws {
+        try await withDesk { desk in
+            async let opened = desk.openurl(["-v", "https://user@xn--bcher-kva.example/a?b=c"])
+            let window = try await desk.window()
+            try await desk.screenshot(window, as: "chooser.png")
+            try await desk.press("4")
+            let result = try await opened
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("handled (via openurld), firefox.desktop@work"), "\(result.stderr)")
+            let records = try await desk.tree.waitForRecords(1)
+            #expect(records.map { [$0.app] + $0.arguments } == [["firefox", "-P", "work", "https://user@xn--bcher-kva.example/a?b=c"]])
+            // A fresh startup ID from the chooser's display, for the app it launched.
+            #expect(records.first?.environment["DESKTOP_STARTUP_ID"]?.hasPrefix("openurld-chooser-") == true, "\(records.first?.environment ?? [:])")
+        }
+    }
+
+    @Test func escapeMakesTheCallerSeeRejected() async throws {
+        try await withDesk { desk in
+            async let opened = desk.openurl(["https://example.com/"])
+            _ = try await desk.window()
+            try await desk.press("Escape")
+            #expect(try await opened.status == 1)
+            #expect(desk.tree.recorded().isEmpty)
+        }
+    }
+
+    @Test func rememberWritesARuleAndTheNextURLIsNotAsked() async throws {
+        try await withDesk { desk in
+            async let opened = desk.openurl(["https://docs.example.com/first"])
+            _ = try await desk.window()
+            try await desk.press("alt+r", "Down", "Return")
+            #expect(try await opened.status == 0)
+            let rules = try String(contentsOfFile: desk.tree.root + "/config/openurld/rules.d/remembered.rules", encoding: .utf8)
+            #expect(rules.contains("[Rule remembered docs.example.com]\nSchemes=http;https;\nHosts=docs.example.com;\nOpen=firefox.desktop\nPriority=-999\n"), "\(rules)")
+            // The next URL to that host opens at once: no window, the same app.
+            let again = try await desk.openurl(["-v", "https://docs.example.com/second"])
+            #expect(again.status == 0 && again.stderr.contains("handled (via openurld), firefox.desktop"), "\(again.stderr)")
+            #expect(try await desk.tree.waitForRecords(2).map { $0.arguments } == [["https://docs.example.com/first"], ["https://docs.example.com/second"]])
+            let listed = try await desk.openurl(["remembered"])
+            #expect(listed.stdout.contains("docs.example.com") && listed.stdout.contains("firefox.desktop"), "\(listed.stdout)")
+            let forgot = try await desk.openurl(["forget", "docs.example.com"])
+            #expect(forgot.stdout == "forgot 'remembered docs.example.com'\n", "\(forgot.stdout)\(forgot.stderr)")
+        }
+    }
+
+    @Test func anEditedAddressIsTheOneOpened() async throws {
+        try await withDesk { desk in
+            async let opened = desk.openurl(["-v", "https://example.com/tracking?utm_source=x"])
+            _ = try await desk.window()
+            // Ctrl+L selects the address, typing replaces it, Enter opens with the selected (first) target.
+            try await desk.press("ctrl+l")
+            let typed = try await run(["xdotool", "type", "--delay", "5", "https://example.com/clean"], environment: desk.environment)
+            #expect(typed.status == 0)
+            try await desk.press("Return")
+            let result = try await opened
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("https://example.com/tracking?utm_source=x → https://example.com/clean: handled"), "\(result.stderr)")
+            #expect(try await desk.tree.waitForRecords(1).map { [$0.app] + $0.arguments } == [["browser", "https://example.com/clean"]])
+        }
+    }
+
+    @Test func thePreferencesWindowShowsRulesAndRememberedChoices() async throws {
+        try await withDesk(rules: "[Rule ask]\nPriority=-1000\nAsk=\n\n[Rule broken]\nHosts=a b\nResult=handled\n") { desk in
+            try desk.tree.write("config/openurld/rules.d/remembered.rules", """
+                [Rule remembered example.org]
+                Schemes=http;https;
+                Hosts=example.org;
+                Open=firefox.desktop@work
+                Priority=-999
+                """)
+            let pid = try spawn(Binaries.chooser, arguments: ["openurld-chooser"], environment: desk.environment.map { "\($0.key)=\($0.value)" })
+            defer { Binaries.stop(pid) }
+            let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^openurld$"], environment: desk.environment)
+            let window = try #require(found.stdout.split(separator: "\n").first.map(String.init), "\(found.stderr)")
+            try await desk.screenshot(window, as: "preferences.png")
+        }
+    }
+}
