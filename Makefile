@@ -36,7 +36,7 @@ SUBSTITUTE = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@IDLE_EXIT@|$(IDLE_EXIT)|g'
 DOCS = README.md CHANGELOG.md docs/dbus-api.md docs/rules.md docs/detect.md docs/xdg-resolution.md \
 	docs/desktop-integration.md docs/reliability.md
 
-.PHONY: all build install install-files install-user uninstall uninstall-user dist test run bench clean
+.PHONY: all build install install-files install-chooser install-user uninstall uninstall-user dist test run bench clean
 
 all: build
 
@@ -44,31 +44,47 @@ build:
 	scripts/ensure-deps build
 	swift build $(SWIFT_BUILD_FLAGS) --product openurld
 	swift build $(SWIFT_BUILD_FLAGS) --product openurl
+	swift build $(SWIFT_BUILD_FLAGS) --product openurld-chooser-dmenu
+	[ -n "$$OPENURLD_NO_CHOOSER" ] || swift build $(SWIFT_BUILD_FLAGS) --product openurld-chooser
 
 # Installing copies what `make` built: as root, or under sudo's secure_path,
 # there may be no Swift toolchain, and nothing is compiled or installed here.
-install: install-files
+install: install-files install-chooser
 
 install-files:
-	@for program in openurld openurl; do \
+	@for program in openurld openurl openurld-chooser-dmenu; do \
 		[ -x "$(BUILD_DIR)/$$program" ] || { echo "make install: $(BUILD_DIR)/$$program is not built; run 'make' first (as yourself, with the Swift toolchain on PATH)" >&2; exit 1; }; \
 	done
 	install -Dm755 $(BUILD_DIR)/openurld $(DESTDIR)$(BINDIR)/openurld
 	install -Dm755 $(BUILD_DIR)/openurl $(DESTDIR)$(BINDIR)/openurl
+	install -Dm755 $(BUILD_DIR)/openurld-chooser-dmenu $(DESTDIR)$(BINDIR)/openurld-chooser-dmenu
 	install -d $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DBUS_SERVICE_DIR) $(DESTDIR)$(APPLICATIONS_DIR)
 	$(SUBSTITUTE) systemd/openurld.service.in > $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/openurld.service
 	$(SUBSTITUTE) systemd/org.openurld.Dispatcher1.service.in > $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Dispatcher1.service
 	$(SUBSTITUTE) packaging/org.openurld.Dispatcher1.desktop.in > $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Dispatcher1.desktop
 	chmod 644 $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/openurld.service $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Dispatcher1.service $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Dispatcher1.desktop
 	install -Dm644 docs/org.openurld.Dispatcher1.xml $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Dispatcher1.xml
+	install -Dm644 docs/org.openurld.Chooser1.xml $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Chooser1.xml
 	install -Dm644 packaging/org.openurld.Dispatcher1.metainfo.xml $(DESTDIR)$(METAINFO_DIR)/org.openurld.Dispatcher1.metainfo.xml
 	install -Dm644 docs/man/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurld.1
 	install -Dm644 docs/man/openurl.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 
+# The GTK chooser, its activation file and its desktop file: their own
+# package (openurld-chooser), so a headless install needs no GTK.
+install-chooser:
+	@[ -x "$(BUILD_DIR)/openurld-chooser" ] || { echo "make install-chooser: $(BUILD_DIR)/openurld-chooser is not built; run 'make' first (it needs libadwaita-1-dev)" >&2; exit 1; }
+	install -Dm755 $(BUILD_DIR)/openurld-chooser $(DESTDIR)$(BINDIR)/openurld-chooser
+	install -d $(DESTDIR)$(DBUS_SERVICE_DIR) $(DESTDIR)$(APPLICATIONS_DIR)
+	$(SUBSTITUTE) systemd/org.openurld.Chooser1.service.in > $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Chooser1.service
+	$(SUBSTITUTE) packaging/org.openurld.Chooser1.desktop.in > $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Chooser1.desktop
+	chmod 644 $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Chooser1.service $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Chooser1.desktop
+
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/openurld $(DESTDIR)$(BINDIR)/openurl
+	rm -f $(DESTDIR)$(BINDIR)/openurld $(DESTDIR)$(BINDIR)/openurl $(DESTDIR)$(BINDIR)/openurld-chooser-dmenu
+	rm -f $(DESTDIR)$(BINDIR)/openurld-chooser $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Chooser1.service
+	rm -f $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Chooser1.desktop $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Chooser1.xml
 	rm -f $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/openurld.service
 	rm -f $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Dispatcher1.service
 	rm -f $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Dispatcher1.desktop
@@ -85,6 +101,7 @@ USER_DIRS = PREFIX=$(HOME)/.local DATADIR=$(USER_DATA) SYSTEMD_USER_UNIT_DIR=$(U
 
 install-user:
 	$(MAKE) install-files $(USER_DIRS) DESTDIR=
+	[ ! -x "$(BUILD_DIR)/openurld-chooser" ] || $(MAKE) install-chooser $(USER_DIRS) DESTDIR=
 
 uninstall-user:
 	$(MAKE) uninstall $(USER_DIRS) DESTDIR=
