@@ -33,7 +33,7 @@ BUILD_DIR ?= .build/release
 
 SUBSTITUTE = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@IDLE_EXIT@|$(IDLE_EXIT)|g'
 # (The interface XML is installed under dbus-1/interfaces, the licence files by each package.)
-DOCS = README.md CHANGELOG.md docs/dbus-api.md docs/rules.md docs/detect.md docs/xdg-resolution.md \
+DOCS = README.md CHANGELOG.md docs/chooser.md docs/dbus-api.md docs/rules.md docs/detect.md docs/xdg-resolution.md \
 	docs/desktop-integration.md docs/reliability.md
 
 .PHONY: all build install install-files install-chooser install-user uninstall uninstall-user dist test run bench clean
@@ -68,8 +68,9 @@ install-files:
 	install -Dm644 packaging/org.openurld.Dispatcher1.metainfo.xml $(DESTDIR)$(METAINFO_DIR)/org.openurld.Dispatcher1.metainfo.xml
 	install -Dm644 docs/man/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurld.1
 	install -Dm644 docs/man/openurl.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
-	install -d $(DESTDIR)$(DOCDIR)
+	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m644 docs/examples/90-ask.rules $(DESTDIR)$(DOCDIR)/examples/
 
 # The GTK chooser, its activation file and its desktop file: their own
 # package (openurld-chooser), so a headless install needs no GTK.
@@ -91,7 +92,8 @@ uninstall:
 	rm -f $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Dispatcher1.xml
 	rm -f $(DESTDIR)$(METAINFO_DIR)/org.openurld.Dispatcher1.metainfo.xml
 	rm -f $(DESTDIR)$(MANDIR)/man1/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
-	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) $(DESTDIR)$(DOCDIR)/examples/90-ask.rules
+	-rmdir $(DESTDIR)$(DOCDIR)/examples 2>/dev/null
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # Per-user install, for people without root: ~/.local/bin must be on PATH.

@@ -21,7 +21,8 @@
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
 //   OpenURL       the SwiftUI-shaped client library (the public product)
 //   OpenURLCommand the openurl CLI as a library
-//   openurld, openurl, openurld-chooser(-dmenu)  executables: wiring only
+//   openurld-chooser the GTK chooser: its two windows over CGtk, wired to ChooserService
+//   openurld, openurl, openurld-chooser-dmenu  main.swift: wiring only
 import PackageDescription
 
 #if canImport(Glibc)
@@ -75,7 +76,7 @@ let package = Package(
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
         .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"], exclude: ["agreement"]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "Routing", "LinearRegex", "XDG", "Router", "TestSupport"]),
+        .testTarget(name: "RulesTests", dependencies: ["ChooserService", "HostNames", "Rules", "Routing", "LinearRegex", "XDG", "Router", "TestSupport"]),
         .testTarget(name: "XDGTests", dependencies: ["XDG"]),
         .testTarget(name: "DesktopTests", dependencies: ["XDG", "Desktop", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Routing", "Spawn", "TestSupport"]),

@@ -12,6 +12,7 @@ enum Help {
         case "handle": handle
         case "default", "set-default", "unset-default": defaults
         case "targets": targets
+        case "remembered", "forget": remembered
         case "status": status
         case "help": main
         default: nil
@@ -19,7 +20,7 @@ enum Help {
     }
 
     static let main = """
-        Usage: openurl [-v] URL|PATH...
+        Usage: openurl [-v] [--ask] URL|PATH...
                openurl COMMAND [OPTION]... [ARG]...
 
         Open URLs through openurld, the programmable URL dispatcher: handlers
@@ -55,12 +56,17 @@ enum Help {
                                  undo set-default
           targets [SCHEME]       list where SCHEME's URLs can go: applications, their
                                  actions and browser profiles, as rules' Open= writes them
+          remembered             list the chooser's remembered choices
+          forget HOST...         remove the remembered choices for HOST
           status                 show whether openurld is running
 
         Run 'openurl COMMAND --help' for the details of a command.
 
         Options:
           -v, --verbose          say how each URL was opened, on standard error
+          --ask                  show the chooser before any handler or rule, so
+                                 that you pick where the URL opens (Esc: not at
+                                 all; "Use Default": the usual walk)
           --version              print the version and exit
           -h, --help             print this help and exit
           --                     treat every following argument as a URL
@@ -288,6 +294,28 @@ enum Help {
         --json prints an array of {"target", "name", "kind"} objects.
 
         Exit status: 0 when there is a target, 1 when there is none.
+
+        """
+
+    static let remembered = """
+        Usage: openurl remembered [--json]
+               openurl forget HOST...
+
+        The chooser (openurld-chooser) can remember an answer for a host, or for
+        the host's whole domain. Each remembered answer is a rule in
+        $XDG_CONFIG_HOME/openurld/rules.d/remembered.rules, named
+        "remembered HOST" (or "remembered *.DOMAIN"), with Open= the target
+        chosen and a priority just above the rule that asked, so that rules you
+        wrote with a higher priority still come first. The file is plain rule
+        syntax: edit it by hand if you like.
+
+        remembered lists them (--json: an array of {"host", "schemes",
+        "target"}). forget removes the answers remembered for each HOST (written
+        as a browser would read it; *.DOMAIN and DOMAIN both remove the domain's
+        rule); openurld notices the file change and reloads.
+
+        Exit status: 0 on success, 1 when nothing was remembered for a HOST,
+        2 on a usage error, 3 when the file cannot be written.
 
         """
 

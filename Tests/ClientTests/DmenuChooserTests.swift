@@ -1,5 +1,6 @@
 import DBus
 import Foundation
+import Spawn
 import Testing
 import TestSupport
 
@@ -96,6 +97,55 @@ import TestSupport
             let opened = try await openurl("--ask", "https://example.org/")
             #expect(opened.status == 0, "\(opened.stderr)")
             #expect(try await tree.waitForRecords(1).map { [$0.app] + $0.arguments } == [["firefox", "-P", "Work Stuff", "https://example.org/"]])
+        }
+    }
+
+    /// `openurld-chooser-dmenu` on a private bus, with `true` as its menu (it
+    /// prints nothing: every request is cancelled), once it owns its name.
+    func withDmenuService(_ body: (PrivateBus, Connection) async throws -> Void) async throws {
+        try await withPrivateBus { bus in
+            let pid = try spawn(Binaries.dmenuChooser, arguments: ["openurld-chooser-dmenu", "--address", bus.address, "--", "true"],
+                                environment: ["PATH=/usr/bin:/bin"], stderr: .inherit)
+            defer { Binaries.stop(pid) }
+            let client = try await bus.connect()
+            defer { client.close() }
+            for _ in 0..<500 where try await client.owner(of: "org.openurld.Chooser1") == nil {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await body(bus, client)
+        }
+    }
+
+    /// Both choosers serve `ChooserService`'s interface; this one needs no display.
+    @Test func introspectionMatchesTheInterfaceXMLInTheRepository() async throws {
+        try await withDmenuService { bus, _ in
+            let live = try await run(["gdbus", "introspect", "--address", bus.address, "--dest", "org.openurld.Chooser1",
+                                      "--object-path", "/org/openurld/Chooser1", "--xml"])
+            #expect(live.status == 0, "gdbus: \(live.stderr)")
+            let documented = try String(contentsOfFile: Binaries.repository + "/docs/org.openurld.Chooser1.xml", encoding: .utf8)
+            let shape = introspectionShape(live.stdout, interfaces: ["org.openurld.Chooser1"])
+            #expect(shape.count == 1)
+            #expect(shape == introspectionShape(documented, interfaces: ["org.openurld.Chooser1"]))
+        }
+    }
+
+    /// A bad call gets a named error, and the chooser goes on serving.
+    @Test func badCallsAreRefusedByName() async throws {
+        try await withDmenuService { _, client in
+            func choose(_ arguments: [Value]) async -> DBusError? {
+                do {
+                    _ = try await client.call("org.openurld.Chooser1", "/org/openurld/Chooser1", "org.openurld.Chooser1", "Choose", arguments)
+                    return nil
+                } catch { return error }
+            }
+            let empty = [String: Variant]().dbusValue
+            let target = [["id": Variant("a.desktop")]].dbusValue
+            #expect(await choose([.string("not a url"), target, empty])?.name == .invalidArgs)
+            #expect(await choose([.string("https://x.example/"), [[String: Variant]]().dbusValue, empty])?.name == .invalidArgs)
+            #expect(await choose([.string("https://x.example/"), [["id": Variant("no/slash")]].dbusValue, empty])?.name == .invalidArgs)
+            #expect(await choose([.string("https://x.example/")])?.name == .invalidArgs)
+            // `true` prints nothing: cancelled, an answer rather than an error.
+            #expect(await choose([.string("https://x.example/"), target, empty]) == nil)
         }
     }
 }

@@ -20,12 +20,14 @@ struct InstallTests {
         defer { try? FileManager.default.removeItem(atPath: destdir) }
         _ = try await Self.install(["DESTDIR=" + destdir, "PREFIX=/usr"])
         let expected = [
-            "usr/bin/openurl", "usr/bin/openurld", "usr/lib/systemd/user/openurld.service",
+            "usr/bin/openurl", "usr/bin/openurld", "usr/bin/openurld-chooser-dmenu", "usr/lib/systemd/user/openurld.service",
             "usr/share/applications/org.openurld.Dispatcher1.desktop",
+            "usr/share/dbus-1/interfaces/org.openurld.Chooser1.xml",
             "usr/share/dbus-1/interfaces/org.openurld.Dispatcher1.xml",
             "usr/share/dbus-1/services/org.openurld.Dispatcher1.service",
-            "usr/share/doc/openurld/CHANGELOG.md", "usr/share/doc/openurld/README.md",
+            "usr/share/doc/openurld/CHANGELOG.md", "usr/share/doc/openurld/README.md", "usr/share/doc/openurld/chooser.md",
             "usr/share/doc/openurld/dbus-api.md", "usr/share/doc/openurld/desktop-integration.md", "usr/share/doc/openurld/detect.md",
+            "usr/share/doc/openurld/examples/90-ask.rules",
             "usr/share/doc/openurld/reliability.md",
             "usr/share/doc/openurld/rules.md", "usr/share/doc/openurld/xdg-resolution.md",
             "usr/share/man/man1/openurl.1", "usr/share/man/man1/openurld.1",

@@ -21,8 +21,9 @@ import TestSupport
             guard line.hasPrefix("//   ") else { if !names.isEmpty { break } else { continue } }
             let words = line.dropFirst(5).split(separator: " ")
             guard let first = words.first else { continue }
-            // "openurld, openurl  main.swift: …" names two.
-            if first.hasSuffix(",") { names += [String(first.dropLast()), String(words[1])] } else { names.append(String(first)) }
+            // "openurld, openurl  main.swift: …" names two (or more).
+            let listed = words.prefix { $0.hasSuffix(",") }
+            names += listed.map { String($0.dropLast()) } + [String(words[listed.count])]
         }
         return names
     }

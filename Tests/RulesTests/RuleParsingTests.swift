@@ -101,7 +101,7 @@ struct RuleParsingTests {
             (5, "unknown key 'Stripquery'"),
             (7, "Match=: at offset 0: unmatched '('"),
             (11, "'$2' refers to a group Match= does not have (it has 1)"),
-            (14, "only one of Open=, Exec= and Result="),
+            (14, "only one of Open=, Exec=, Result= and Ask="),
             (15, "does nothing"),
             (18, "Exec=: it has no %u"),
             (20, "Priority= must be a whole number"),
