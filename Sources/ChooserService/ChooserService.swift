@@ -13,7 +13,7 @@ import Synchronization
 /// time queues them itself.
 public final class ChooserService: Sendable {
     /// How a program answers one request.
-    public typealias Ask = @Sendable (ChoiceRequest, _ caller: BusName) async -> DispatcherAPI.ChooserReply
+    public typealias Ask = @Sendable (DispatcherAPI.ChooserRequest, _ caller: BusName) async -> DispatcherAPI.ChooserReply
 
     let connection: Connection
     private let ask: Ask
@@ -33,7 +33,7 @@ public final class ChooserService: Sendable {
                 arguments: [Argument("url", .string), Argument("targets", .array(dictionary)), Argument("options", dictionary)],
                 results: [Argument("response", .uint32), Argument("results", dictionary)],
                 asyncHandler: { [self] call throws(DBusError) in
-                    let request = try DispatcherAPI.ChooserRequest(arguments: call.arguments).choice
+                    let request = try DispatcherAPI.ChooserRequest(arguments: call.arguments)
                     state.withLock { $0.inFlight += 1 }
                     defer { state.withLock { $0 = ($0.inFlight - 1, .now) } }
                     return await ask(request, call.sender).arguments

@@ -46,8 +46,9 @@ public final class DmenuChooser: Sendable {
         return .chosen(candidate.target, url: request.url.text, activationToken: nil, remember: .none)
     }
 
-    /// Shows the menu for `request` once every earlier menu has closed.
-    public func choose(_ request: ChoiceRequest) async -> DispatcherAPI.ChooserReply {
+    /// Shows the menu for `request` once every earlier menu has closed,
+    /// closing it after `timeout` (the daemon's wait; by default its default).
+    public func choose(_ request: ChoiceRequest, within timeout: Duration? = nil) async -> DispatcherAPI.ChooserReply {
         await waitForTurn()
         defer { endTurn() }
         guard let program = command.first, let path = findExecutable(program, path: environment["PATH"]) else {
@@ -58,7 +59,7 @@ public final class DmenuChooser: Sendable {
         let input = Array((Self.lines(for: request).joined(separator: "\n") + "\n").utf8)
         guard let run = try? await runCapturingOutput(
             path, arguments: arguments, environment: environment.map { $0.key + "=" + $0.value }, input: input,
-            deadline: DispatcherAPI.chooserDeadline),
+            deadline: timeout ?? DispatcherAPI.chooserDeadline),
             run.status == 0
         else { return .cancelled }
         return Self.reply(to: String(decoding: run.output, as: UTF8.self), for: request)

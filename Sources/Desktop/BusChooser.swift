@@ -22,7 +22,7 @@ public struct BusChooser: Chooser {
         do {
             reply = try await connection.call(
                 DispatcherAPI.chooserBusName, DispatcherAPI.chooserObjectPath, DispatcherAPI.chooserInterface,
-                DispatcherAPI.chooseMember, DispatcherAPI.ChooserRequest(request).arguments, timeout: timeout)
+                DispatcherAPI.chooseMember, DispatcherAPI.ChooserRequest(request, timeout: timeout).arguments, timeout: timeout)
         } catch {
             return Self.choice(from: error, whileCancelled: Task.isCancelled)
         }

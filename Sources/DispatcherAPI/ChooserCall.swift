@@ -20,8 +20,14 @@ extension DispatcherAPI {
     /// written by the daemon, read by every chooser.
     public struct ChooserRequest: Sendable, Equatable {
         public var choice: ChoiceRequest
+        /// How long the daemon waits for the answer: the chooser closes its
+        /// window by then, since a later answer would be ignored.
+        public var timeout: Duration?
 
-        public init(_ choice: ChoiceRequest) { self.choice = choice }
+        public init(_ choice: ChoiceRequest, timeout: Duration? = nil) {
+            self.choice = choice
+            self.timeout = timeout
+        }
 
         /// The call's arguments.
         public var arguments: [Value] {
@@ -34,6 +40,7 @@ extension DispatcherAPI {
             if let rule = choice.rule { options["rule"] = Variant(rule) }
             if let linkText = choice.linkText { options["link-text"] = Variant(linkText) }
             options["remember"] = Variant(choice.remember != nil)
+            if let timeout { options["timeout"] = Variant(UInt32(clamping: timeout.components.seconds)) }
             if let remember = choice.remember {
                 options["remember-host"] = Variant(remember.host)
                 if let domain = remember.domain { options["remember-domain"] = Variant(domain) }
@@ -63,6 +70,7 @@ extension DispatcherAPI {
                 callerAppID: options["caller-app-id"]?.get(String.self), rule: options["rule"]?.get(String.self),
                 remember: mayRemember ? host.map { RememberTargets(host: $0, domain: options["remember-domain"]?.get(String.self)) } : nil,
                 linkText: options["link-text"]?.get(String.self))
+            timeout = options["timeout"]?.get(UInt32.self).map { .seconds(Int64($0)) }
         }
     }
 

@@ -7,6 +7,7 @@ public struct BaseDirectories: Sendable, Equatable {
     public let configHome: String
     public let configDirs: [String]
     public let dataHome: String
+    /// `$XDG_DATA_DIRS`, then the sandbox export directories it lacks.
     public let dataDirs: [String]
 
     public init(environment: [String: String]) {
@@ -23,8 +24,25 @@ public struct BaseDirectories: Sendable, Equatable {
         configHome = single("XDG_CONFIG_HOME", default: home.trimmingSlash + "/.config")
         configDirs = list("XDG_CONFIG_DIRS", default: ["/etc/xdg"])
         dataHome = single("XDG_DATA_HOME", default: home.trimmingSlash + "/.local/share")
-        dataDirs = list("XDG_DATA_DIRS", default: ["/usr/local/share", "/usr/share"])
+        var dataDirs = list("XDG_DATA_DIRS", default: ["/usr/local/share", "/usr/share"])
+        // Sandboxed applications export their desktop files to directories
+        // their packaging adds to XDG_DATA_DIRS from login scripts, which a
+        // service started by D-Bus or systemd may not have run: they are
+        // added here, after the others, when missing.
+        let system = environment["OPENURLD_EXTRA_DATA_DIRS"].map { $0.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") } }
+            ?? Self.sandboxExports
+        for directory in [dataHome.trimmingSlash + "/flatpak/exports/share"] + system
+        where !dataDirs.contains(where: { $0.trimmingSlash == directory }) {
+            dataDirs.append(directory)
+        }
+        self.dataDirs = dataDirs
     }
+
+    /// Where Flatpak (system-wide installs) and snapd export desktop files;
+    /// `OPENURLD_EXTRA_DATA_DIRS` replaces this list (empty: none). The
+    /// user's own Flatpak exports, `$XDG_DATA_HOME/flatpak/exports/share`,
+    /// are always added.
+    public static let sandboxExports = ["/var/lib/flatpak/exports/share", "/var/lib/snapd/desktop"]
 
     /// `applications` directories in precedence order: the user's first.
     public var applicationDirectories: [String] {

@@ -9,12 +9,11 @@ import Synchronization
 /// warnings, the targets, an editable address, "Remember", and the answer
 /// sent once (chosen, cancelled, or use the default).
 ///
-/// Lives on the GTK main thread; it keeps itself alive while its window is open.
+/// Lives on the GTK main thread; `open` keeps it alive until it has answered.
 final class ChooserWindow {
     let request: ChoiceRequest
     private let answer: @Sendable (DispatcherAPI.ChooserReply) -> Void
     private var answered = false
-    private var keepAlive: ChooserWindow?
 
     private var window: Object!
     private var list: Object!
@@ -24,16 +23,35 @@ final class ChooserWindow {
     private var rememberDomain: Object?
     private var rows: [Object] = []
 
-    /// Shows a window for `request`; `answer` is called once, on the main thread.
-    static func show(_ request: ChoiceRequest, answer: @escaping @Sendable (DispatcherAPI.ChooserReply) -> Void) {
+    /// Shows a window for `request`; `answer` is called once, on the main
+    /// thread. After `timeout` (the daemon's wait) the window closes as if
+    /// cancelled: the daemon would ignore a later answer.
+    static func show(_ request: ChoiceRequest, closingAfter timeout: Duration? = nil,
+                     answer: @escaping @Sendable (DispatcherAPI.ChooserReply) -> Void) {
         let chooser = ChooserWindow(request: request, answer: answer)
-        chooser.keepAlive = chooser
         chooser.build()
+        if let timeout {
+            g_timeout_add_seconds(UInt32(clamping: max(timeout.components.seconds, 1)), { data in
+                // Unretained: a window already answered has dropped its keep-alive, so it is looked up, not assumed.
+                let id = Int(bitPattern: data)
+                ChooserWindow.open[id]?.finish(.cancelled)
+                return 0
+            }, UnsafeMutableRawPointer(bitPattern: chooser.id))
+        }
     }
+
+    /// The windows still waiting for an answer, by id (this keeps them
+    /// alive, and lets a timer find one without holding it); main thread only.
+    nonisolated(unsafe) private static var open: [Int: ChooserWindow] = [:]
+    nonisolated(unsafe) private static var lastID = 0
+    private let id: Int
 
     private init(request: ChoiceRequest, answer: @escaping @Sendable (DispatcherAPI.ChooserReply) -> Void) {
         self.request = request
         self.answer = answer
+        Self.lastID += 1
+        id = Self.lastID
+        Self.open[id] = self
     }
 
     private func build() {
@@ -82,7 +100,8 @@ final class ChooserWindow {
                 adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(key))
             }
             gtk_list_box_row_set_activatable(openurld_list_box_row(row), 1)
-            name(row, candidate.name + (index < 9 ? ", key \(index + 1)" : ""))
+            // The row's title is its accessible name; the key is said after it.
+            if index < 9 { openurld_accessible_description(row, "key \(index + 1)") }
             gtk_list_box_append(openurld_list_box(list), openurld_widget(row))
             rows.append(row)
         }
@@ -106,12 +125,11 @@ final class ChooserWindow {
 
         if let remember = request.remember {
             let host = raw(gtk_check_button_new_with_mnemonic("_Remember for " + remember.host))
-            name(host, "Remember for " + remember.host)
+            name(host, "Remember for " + remember.host)  // not "_Remember for …"
             append(body, host)
             rememberHost = host
             if let domain = remember.domain {
                 let whole = raw(gtk_check_button_new_with_mnemonic("Remember for all of " + domain))
-                name(whole, "Remember for all of " + domain)
                 gtk_check_button_set_group(openurld_check_button(whole), nil)
                 append(body, whole)
                 rememberDomain = whole
@@ -120,14 +138,15 @@ final class ChooserWindow {
 
         let buttons = box(GTK_ORIENTATION_HORIZONTAL, spacing: 8)
         gtk_widget_set_halign(openurld_widget(buttons), GTK_ALIGN_END)
+        // Buttons are named by their labels; descriptions say what they do.
         let cancel = button("_Cancel")
-        name(cancel, "Cancel")
+        openurld_accessible_description(cancel, "Do not open the link")
         connect(cancel, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.cancelled) }
         let useDefault = button("Use _Default")
-        name(useDefault, "Use the default application")
+        openurld_accessible_description(useDefault, "Open the link as if nobody had asked")
         connect(useDefault, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.useDefault) }
         let open = button("_Open", classes: ["suggested-action"])
-        name(open, "Open")
+        openurld_accessible_description(open, "Open the link with the selected application")
         connect(open, "clicked", self) { _, data in
             let chooser = target(data, as: ChooserWindow.self)
             chooser.choose(chooser.selectedIndex)
@@ -152,6 +171,7 @@ final class ChooserWindow {
             gtk_list_box_select_row(openurld_list_box(list), openurld_list_box_row(first))
             gtk_window_set_focus(openurld_window(window), openurld_widget(first))
         }
+        ChooserTrace.mark("presented")
         gtk_window_present(openurld_window(window))
     }
 
@@ -219,6 +239,6 @@ final class ChooserWindow {
         answered = true
         answer(reply)
         if closing { gtk_window_destroy(openurld_window(window)) }
-        keepAlive = nil
+        Self.open[id] = nil
     }
 }

@@ -60,8 +60,14 @@ func label(_ text: String, wrap: Bool = false, classes: [String] = []) -> Object
     return raw(widget)
 }
 
+/// A button labelled `text` (`_` marks its mnemonic). The label is its own
+/// child widget: GTK 4.8 would otherwise name the button, for AT-SPI, by
+/// its mnemonic text and its label together ("_Cancel Cancel").
 func button(_ text: String, classes: [String] = []) -> Object {
-    let widget = gtk_button_new_with_mnemonic(text)!
+    let widget = gtk_button_new()!
+    let label = gtk_label_new_with_mnemonic(text)!
+    gtk_label_set_mnemonic_widget(openurld_label(raw(label)), widget)
+    gtk_button_set_child(openurld_button(raw(widget)), label)
     for name in classes { gtk_widget_add_css_class(widget, name) }
     return raw(widget)
 }

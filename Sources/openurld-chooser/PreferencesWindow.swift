@@ -70,7 +70,6 @@ final class PreferencesWindow {
         let row = raw(adw_action_row_new())
         adw_preferences_row_set_title(openurld_preferences_row(row), markupEscaped(title))
         if !subtitle.isEmpty { adw_action_row_set_subtitle(openurld_action_row(row), markupEscaped(subtitle)) }
-        name(row, subtitle.isEmpty ? title : title + ": " + subtitle)
         adw_preferences_group_add(openurld_preferences_group(group), openurld_widget(row))
         return row
     }
@@ -90,7 +89,7 @@ final class PreferencesWindow {
             let row = row("openurld is not your default browser", "Links go straight to another application", in: group)
             let make = button("Make _Default", classes: ["suggested-action"])
             gtk_widget_set_valign(openurld_widget(make), GTK_ALIGN_CENTER)
-            name(make, "Make openurld the default browser")
+            openurld_accessible_description(make, "Make openurld the default web browser")
             connect(make, "clicked", self) { _, data in target(data, as: PreferencesWindow.self).makeDefault() }
             adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(make))
         }
@@ -119,7 +118,7 @@ final class PreferencesWindow {
             let row = row(host, "Opens with " + opened, in: group)
             let forget = button("_Forget", classes: ["flat"])
             gtk_widget_set_valign(openurld_widget(forget), GTK_ALIGN_CENTER)
-            name(forget, "Forget the choice for " + host)
+            openurld_accessible_description(forget, "Forget the choice for " + host)
             forgetButtons.append((forget, host))
             connect(forget, "clicked", self) { button, data in
                 let preferences = target(data, as: PreferencesWindow.self)

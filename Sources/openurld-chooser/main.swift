@@ -40,26 +40,32 @@ while let argument = arguments.popFirst() {
     }
 }
 ChooserTrace.enabled = environment["OPENURLD_CHOOSER_TRACE"] != nil
+ChooserTrace.mark("started")
 
 // The program name GDK puts in startup IDs and WM_CLASS.
 g_set_prgname("openurld-chooser")
-gtk_init()
-adw_init()
 let loop = g_main_loop_new(nil, 0)!
 if service {
+    // The bus is joined while GTK starts, on another thread: a request that
+    // arrives early waits in the main loop's queue until GTK is ready.
     // Everything the task needs is captured here: touching main.swift's
     // globals from it would wait for the main actor, whose thread runs GLib.
     Task.detached { [address, idleExit, environment] in
         let status = await ChooserService.run(
             program: "openurld-chooser", address: address, environment: environment, idleExit: idleExit
         ) { request, _ in
-            await withCheckedContinuation { continuation in
-                onMain { ChooserWindow.show(request) { continuation.resume(returning: $0) } }
+            ChooserTrace.mark("request")
+            return await withCheckedContinuation { continuation in
+                onMain { ChooserWindow.show(request.choice, closingAfter: request.timeout) { continuation.resume(returning: $0) } }
             }
         }
         exit(status)
     }
-} else {
+}
+gtk_init()
+adw_init()
+ChooserTrace.mark("gtk")
+if !service {
     PreferencesWindow.show(environment: environment) { g_main_loop_quit(loop) }
 }
 g_main_loop_run(loop)

@@ -221,6 +221,18 @@ struct CLITests {
         }
     }
 
+    /// Flatpak's exports count as an applications directory even when
+    /// XDG_DATA_DIRS lacks them (a service started by D-Bus often has no
+    /// login-script environment).
+    @Test func flatpakExportsAreApplicationsToo() async throws {
+        try await withSession(daemon: false) { s in
+            try s.tree.app("org.mozilla.firefox.desktop", in: "data/flatpak/exports/share/applications", schemes: ["https"],
+                           exec: "recorder flatpak-firefox %u")
+            let listed = try await s.openurl("targets", "https")
+            #expect(listed.stdout.contains("org.mozilla.firefox.desktop"), "\(listed.stdout)")
+        }
+    }
+
     @Test func explainHandlersStatusAndDefault() async throws {
         try await withSession { s in
             let explain = try await s.openurl("explain", "https://example.com/")

@@ -51,7 +51,10 @@ import TestSupport
         }
     }
 
-    func withDesk(rules: String = "[Rule ask]\nPriority=-1000\nAsk=\n", _ body: (Desk) async throws -> Void) async throws {
+    /// - Parameter accessibility: give the bus the real accessibility bus
+    ///   (at-spi-bus-launcher, by activation), so that AT-SPI can read the window.
+    func withDesk(rules: String = "[Rule ask]\nPriority=-1000\nAsk=\n", accessibility: Bool = false,
+                  _ body: (Desk) async throws -> Void) async throws {
         let tree = try XDGTree()
         try tree.app("browser.desktop", schemes: ["http", "https"], extra: "Icon=web-browser")
         try tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: """
@@ -68,8 +71,12 @@ import TestSupport
         try await withXvfb { x in
             var environment = tree.environment
             environment["DISPLAY"] = x.display
-            // GTK looks for the accessibility bus on the session bus; this one has none to offer.
-            environment["GTK_A11Y"] = "none"
+            if accessibility {
+                try tree.write("services/org.a11y.Bus.service", try String(contentsOfFile: "/usr/share/dbus-1/services/org.a11y.Bus.service", encoding: .utf8))
+            } else {
+                // GTK looks for the accessibility bus on the session bus; this one has none to offer.
+                environment["GTK_A11Y"] = "none"
+            }
             environment["XDG_DATA_DIRS"] = (environment["XDG_DATA_DIRS"] ?? "") + ":/usr/share"
             try tree.write("services/org.openurld.Chooser1.service", """
                 [D-BUS Service]
@@ -160,6 +167,35 @@ import TestSupport
             let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^openurld$"], environment: desk.environment)
             let window = try #require(found.stdout.split(separator: "\n").first.map(String.init), "\(found.stderr)")
             try await desk.screenshot(window, as: "preferences.png")
+        }
+    }
+
+    /// Through the accessibility tree, as a screen reader sees it: every
+    /// control is named, and the window can be used through AT-SPI alone.
+    @Test func everyControlHasAnAccessibleNameAndAnswersAtSPI() async throws {
+        try await withDesk(accessibility: true) { desk in
+            async let opened = desk.openurl(["https://docs.example.com/"])
+            _ = try await desk.window()
+            let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+            let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+            #expect(dump.status == 0, "\(dump.stderr)")
+            struct Node: Decodable { let role: String; let name: String; let description: String; let actions: [String] }
+            let nodes = try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8))
+            let named = Set(nodes.map { "\($0.role): \($0.name)" })
+            for expected in ["frame: Open Link", "label: Link: https://docs.example.com/", "list: Open with", "text: Link address",
+                             "list item: firefox (work)", "check box: Remember for docs.example.com",
+                             "check box: Remember for all of example.com", "push button: Cancel", "push button: Use Default", "push button: Open"] {
+                #expect(named.contains(expected), "\(expected) is not in \(named.sorted())")
+            }
+            for control in nodes where ["push button", "check box", "list item", "text", "list"].contains(control.role) {
+                #expect(!control.name.isEmpty, "a \(control.role) has no accessible name")
+            }
+            #expect(nodes.contains { $0.role == "list item" && $0.name == "firefox (work)" && $0.description == "key 4" })
+            // Cancel, pressed through AT-SPI: the caller is told the link was not opened.
+            let cancel = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Cancel"], environment: desk.environment)
+            #expect(cancel.status == 0, "\(cancel.stderr)")
+            #expect(try await opened.status == 1)
+            #expect(desk.tree.recorded().isEmpty)
         }
     }
 }

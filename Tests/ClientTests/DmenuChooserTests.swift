@@ -1,5 +1,8 @@
 import DBus
+import DispatcherAPI
 import Foundation
+import Router
+import Routing
 import Spawn
 import Testing
 import TestSupport
@@ -147,5 +150,21 @@ import TestSupport
             // `true` prints nothing: cancelled, an answer rather than an error.
             #expect(await choose([.string("https://x.example/"), target, empty]) == nil)
         }
+    }
+
+    /// The contract type reads back what it writes, and refuses a reply it cannot read.
+    @Test func requestsAndRepliesRoundTrip() throws {
+        let request = DispatcherAPI.ChooserRequest(ChoiceRequest(
+            url: try ValidatedURL("https://docs.example.com/a"),
+            candidates: [ChooserCandidate(target: .profile("f.desktop", profile: "Work Stuff"), name: "F (Work Stuff)", icon: "f")],
+            activationToken: "tok", callerAppID: "org.chat", rule: "ask",
+            remember: RememberTargets(host: "docs.example.com", domain: "example.com"), linkText: "docs"), timeout: .seconds(300))
+        #expect(try DispatcherAPI.ChooserRequest(arguments: request.arguments) == request)
+        for reply in [DispatcherAPI.ChooserReply.chosen(.action("f.desktop", action: "new"), url: "https://x.example/", activationToken: "t", remember: .domain),
+                      .cancelled, .useDefault] {
+            #expect(try DispatcherAPI.ChooserReply(reply: reply.arguments, requested: "https://x.example/") == reply)
+        }
+        #expect(throws: DBusError.self) { try DispatcherAPI.ChooserReply(reply: [.uint32(7), [String: Variant]().dbusValue], requested: "") }
+        #expect(throws: DBusError.self) { try DispatcherAPI.ChooserReply(reply: [.string("0")], requested: "") }
     }
 }

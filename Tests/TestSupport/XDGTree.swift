@@ -30,6 +30,8 @@ public final class XDGTree: Sendable {
             "PATH": root + "/bin:/usr/bin:/bin",
             "RECORDS": records,
             "LANG": "C.UTF-8",
+            // No system-wide Flatpak or snap applications: only the tree's.
+            "OPENURLD_EXTRA_DATA_DIRS": "",
         ]
     }
 

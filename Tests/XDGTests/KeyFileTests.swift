@@ -64,15 +64,24 @@ import Testing
         #expect(defaults.configHome == "/home/u/.config")
         #expect(defaults.configDirs == ["/etc/xdg"])
         #expect(defaults.dataHome == "/home/u/.local/share")
-        #expect(defaults.dataDirs == ["/usr/local/share", "/usr/share"])
+        // After the spec's list, the sandbox exports it lacks (Flatpak's, the user's first, and snapd's).
+        #expect(defaults.dataDirs == ["/usr/local/share", "/usr/share", "/home/u/.local/share/flatpak/exports/share",
+                                      "/var/lib/flatpak/exports/share", "/var/lib/snapd/desktop"])
         let custom = BaseDirectories(environment: [
             "HOME": "/home/u", "XDG_CONFIG_HOME": "relative/path", "XDG_DATA_DIRS": "relative:/opt/share::/usr/share/",
-            "XDG_CONFIG_DIRS": "", "XDG_DATA_HOME": "/d",
+            "XDG_CONFIG_DIRS": "", "XDG_DATA_HOME": "/d", "OPENURLD_EXTRA_DATA_DIRS": "/var/lib/snapd/desktop:relative",
         ])
         #expect(custom.configHome == "/home/u/.config")
         #expect(custom.configDirs == ["/etc/xdg"])
-        #expect(custom.dataDirs == ["/opt/share", "/usr/share/"])
-        #expect(custom.applicationDirectories == ["/d/applications", "/opt/share/applications", "/usr/share/applications"])
+        #expect(custom.dataDirs == ["/opt/share", "/usr/share/", "/d/flatpak/exports/share", "/var/lib/snapd/desktop"])
+        #expect(custom.applicationDirectories == ["/d/applications", "/opt/share/applications", "/usr/share/applications",
+                                                  "/d/flatpak/exports/share/applications", "/var/lib/snapd/desktop/applications"])
+        // Already in XDG_DATA_DIRS (as Flatpak's login script puts them first): not added again.
+        let flatpak = BaseDirectories(environment: [
+            "HOME": "/h", "XDG_DATA_DIRS": "/h/.local/share/flatpak/exports/share:/var/lib/flatpak/exports/share/:/usr/share",
+            "OPENURLD_EXTRA_DATA_DIRS": "/var/lib/flatpak/exports/share",
+        ])
+        #expect(flatpak.dataDirs == ["/h/.local/share/flatpak/exports/share", "/var/lib/flatpak/exports/share/", "/usr/share"])
     }
 
     @Test func desktopNamesNeverLeaveTheDirectory() {
