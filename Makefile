@@ -68,6 +68,7 @@ install-files:
 	install -Dm644 packaging/org.openurld.Dispatcher1.metainfo.xml $(DESTDIR)$(METAINFO_DIR)/org.openurld.Dispatcher1.metainfo.xml
 	install -Dm644 docs/man/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurld.1
 	install -Dm644 docs/man/openurl.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
+	install -Dm644 docs/man/openurld-chooser-dmenu.1 $(DESTDIR)$(MANDIR)/man1/openurld-chooser-dmenu.1
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m644 docs/examples/90-ask.rules $(DESTDIR)$(DOCDIR)/examples/
@@ -77,6 +78,7 @@ install-files:
 install-chooser:
 	@[ -x "$(BUILD_DIR)/openurld-chooser" ] || { echo "make install-chooser: $(BUILD_DIR)/openurld-chooser is not built; run 'make' first (it needs libadwaita-1-dev)" >&2; exit 1; }
 	install -Dm755 $(BUILD_DIR)/openurld-chooser $(DESTDIR)$(BINDIR)/openurld-chooser
+	install -Dm644 docs/man/openurld-chooser.1 $(DESTDIR)$(MANDIR)/man1/openurld-chooser.1
 	install -d $(DESTDIR)$(DBUS_SERVICE_DIR) $(DESTDIR)$(APPLICATIONS_DIR)
 	$(SUBSTITUTE) systemd/org.openurld.Chooser1.service.in > $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Chooser1.service
 	$(SUBSTITUTE) packaging/org.openurld.Chooser1.desktop.in > $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Chooser1.desktop
@@ -92,6 +94,7 @@ uninstall:
 	rm -f $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Dispatcher1.xml
 	rm -f $(DESTDIR)$(METAINFO_DIR)/org.openurld.Dispatcher1.metainfo.xml
 	rm -f $(DESTDIR)$(MANDIR)/man1/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
+	rm -f $(DESTDIR)$(MANDIR)/man1/openurld-chooser.1 $(DESTDIR)$(MANDIR)/man1/openurld-chooser-dmenu.1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) $(DESTDIR)$(DOCDIR)/examples/90-ask.rules
 	-rmdir $(DESTDIR)$(DOCDIR)/examples 2>/dev/null
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null

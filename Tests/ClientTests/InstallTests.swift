@@ -30,7 +30,7 @@ struct InstallTests {
             "usr/share/doc/openurld/examples/90-ask.rules",
             "usr/share/doc/openurld/reliability.md",
             "usr/share/doc/openurld/rules.md", "usr/share/doc/openurld/xdg-resolution.md",
-            "usr/share/man/man1/openurl.1", "usr/share/man/man1/openurld.1",
+            "usr/share/man/man1/openurl.1", "usr/share/man/man1/openurld-chooser-dmenu.1", "usr/share/man/man1/openurld.1",
             "usr/share/metainfo/org.openurld.Dispatcher1.metainfo.xml",
         ]
         let found = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }

@@ -29,11 +29,15 @@ import TestSupport
             ("CHANGELOG.md", Self.first(#"^## \[(\d[^\]]*)\]"#, in: try Self.read("CHANGELOG.md"))),
             ("docs/man/openurld.1", Self.first(#"^\.TH .* "openurld ([^"]+)""#, in: try Self.read("docs/man/openurld.1"))),
             ("docs/man/openurl.1", Self.first(#"^\.TH .* "openurld ([^"]+)""#, in: try Self.read("docs/man/openurl.1"))),
+            ("docs/man/openurld-chooser.1", Self.first(#"^\.TH .* "openurld ([^"]+)""#, in: try Self.read("docs/man/openurld-chooser.1"))),
+            ("docs/man/openurld-chooser-dmenu.1",
+             Self.first(#"^\.TH .* "openurld ([^"]+)""#, in: try Self.read("docs/man/openurld-chooser-dmenu.1"))),
         ]
         for (file, value) in stated { #expect(value == version, "\(file) says \(value ?? "nothing")") }
         let make = try await run(["make", "-s", "-C", Binaries.repository, "--eval=print-version: ; @echo $(VERSION)", "print-version"])
         #expect(make.stdout == version + "\n", "the Makefile reads \(make.stdout)")
         #expect(try await run([Binaries.openurld, "--version"]).stdout == "openurld \(version)\n")
         #expect(try await run([Binaries.openurl, "--version"]).stdout == "openurl \(version)\n")
+        #expect(try await run([Binaries.chooser, "--version"]).stdout == "openurld-chooser \(version)\n")
     }
 }
