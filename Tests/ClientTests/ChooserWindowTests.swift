@@ -12,7 +12,6 @@ import TestSupport
 @Suite(.serialized) struct ChooserWindowTests {
     struct Desk {
         let tree: XDGTree
-        let display: String
         let environment: [String: String]
 
         func openurl(_ arguments: [String]) async throws -> CommandResult {
@@ -55,6 +54,12 @@ import TestSupport
     ///   (at-spi-bus-launcher, by activation), so that AT-SPI can read the window.
     func withDesk(rules: String = "[Rule ask]\nPriority=-1000\nAsk=\n", accessibility: Bool = false,
                   _ body: (Desk) async throws -> Void) async throws {
+        try await withXvfb { x in
+            try await withDesk(rules: rules, accessibility: accessibility, display: ["DISPLAY": x.display], body)
+        }
+    }
+
+    func withDesk(rules: String, accessibility: Bool, display: [String: String], _ body: (Desk) async throws -> Void) async throws {
         let tree = try XDGTree()
         try tree.app("browser.desktop", schemes: ["http", "https"], extra: "Icon=web-browser")
         try tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: """
@@ -68,27 +73,24 @@ import TestSupport
         try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=browser.desktop;\n")
         try tree.write("home/.mozilla/firefox/profiles.ini", "[Profile0]\nName=work\nPath=a.work\n")
         try tree.write("config/openurld/rules.d/90-ask.rules", rules)
-        try await withXvfb { x in
-            var environment = tree.environment
-            environment["DISPLAY"] = x.display
-            if accessibility {
-                try tree.write("services/org.a11y.Bus.service", try String(contentsOfFile: "/usr/share/dbus-1/services/org.a11y.Bus.service", encoding: .utf8))
-            } else {
-                // GTK looks for the accessibility bus on the session bus; this one has none to offer.
-                environment["GTK_A11Y"] = "none"
-            }
-            environment["XDG_DATA_DIRS"] = (environment["XDG_DATA_DIRS"] ?? "") + ":/usr/share"
-            try tree.write("services/org.openurld.Chooser1.service", """
-                [D-BUS Service]
-                Name=org.openurld.Chooser1
-                Exec=\(Binaries.chooser) --service --idle-exit 5
-                """)
-            try await withPrivateBus(serviceDirectories: [tree.root + "/services"], environment: environment) { bus in
-                let daemon = try await Binaries.startDaemon(on: bus, tree: tree)
-                defer { Binaries.stop(daemon) }
-                environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-                try await body(Desk(tree: tree, display: x.display, environment: environment))
-            }
+        var environment = tree.environment.merging(display) { $1 }
+        if accessibility {
+            try tree.write("services/org.a11y.Bus.service", try String(contentsOfFile: "/usr/share/dbus-1/services/org.a11y.Bus.service", encoding: .utf8))
+        } else {
+            // GTK looks for the accessibility bus on the session bus; this one has none to offer.
+            environment["GTK_A11Y"] = "none"
+        }
+        environment["XDG_DATA_DIRS"] = (environment["XDG_DATA_DIRS"] ?? "") + ":/usr/share"
+        try tree.write("services/org.openurld.Chooser1.service", """
+            [D-BUS Service]
+            Name=org.openurld.Chooser1
+            Exec=\(Binaries.chooser) --service --idle-exit 5
+            """)
+        try await withPrivateBus(serviceDirectories: [tree.root + "/services"], environment: environment) { bus in
+            let daemon = try await Binaries.startDaemon(on: bus, tree: tree)
+            defer { Binaries.stop(daemon) }
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+            try await body(Desk(tree: tree, environment: environment))
         }
     }
 
@@ -196,6 +198,26 @@ import TestSupport
             #expect(cancel.status == 0, "\(cancel.stderr)")
             #expect(try await opened.status == 1)
             #expect(desk.tree.recorded().isEmpty)
+        }
+    }
+
+    /// On Wayland (weston's headless backend), where no X tool can see the
+    /// window: found and answered through the accessibility tree.
+    @Test func onWaylandTheWindowIsFoundAndAnsweredThroughAtSPI() async throws {
+        try await withWeston { weston in
+            let wayland = ["WAYLAND_DISPLAY": weston.display, "XDG_RUNTIME_DIR": weston.runtimeDirectory, "GDK_BACKEND": "wayland"]
+            try await withDesk(rules: "[Rule ask]\nAsk=firefox.desktop@work;browser.desktop\n", accessibility: true, display: wayland) { desk in
+                async let opened = desk.openurl(["-v", "https://docs.example.com/w"])
+                let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+                let appeared = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "frame", "Open Link"], environment: desk.environment)
+                #expect(appeared.status == 0, "\(appeared.stderr)")
+                // The rule's own list, in its order; Open takes the selected (first) one.
+                let open = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Open"], environment: desk.environment)
+                #expect(open.status == 0, "\(open.stderr)")
+                let result = try await opened
+                #expect(result.status == 0 && result.stderr.contains("firefox.desktop@work"), "\(result.stderr)")
+                #expect(try await desk.tree.waitForRecords(1).map { [$0.app] + $0.arguments } == [["firefox", "-P", "work", "https://docs.example.com/w"]])
+            }
         }
     }
 }

@@ -4,6 +4,7 @@ as a screen reader or a test tool does: the tests' witness that every control
 of the chooser can be found by name, and used without a pointer or keys.
 
     atspi.py APP tree            print every node as JSON: role, name, description, actions
+    atspi.py APP wait ROLE NAME  return once a node with that role and name exists (at most 20 s)
     atspi.py APP do ROLE NAME    perform the first action of the node with that role and name
 """
 import json, sys, time
@@ -36,6 +37,15 @@ app = application(sys.argv[1])
 if sys.argv[2] == "tree":
     print(json.dumps([{"role": n.getRoleName(), "name": n.name, "description": n.description, "actions": actions(n)}
                       for n in nodes(app)]))
+elif sys.argv[2] == "wait":
+    role, name = sys.argv[3], sys.argv[4]
+    # AT-SPI has events for this, but a window that appears between subscribing and polling is
+    # missed; asking the tree again is the sure way, and each look costs a few round trips.
+    for _ in range(800):
+        if any(n.getRoleName() == role and n.name == name for n in nodes(app)):
+            sys.exit(0)
+        time.sleep(0.025)
+    sys.exit(f"atspi.py: no {role} named {name!r} appeared")
 elif sys.argv[2] == "do":
     role, name = sys.argv[3], sys.argv[4]
     for node in nodes(app):
