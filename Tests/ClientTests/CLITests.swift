@@ -221,6 +221,37 @@ struct CLITests {
         }
     }
 
+    /// Every browser family, native and Flatpak, from fixture profile lists
+    /// where each browser keeps them, with a profile whose name has spaces.
+    @Test func profilesOfEveryBrowserFamilyAreFound() async throws {
+        try await withSession(daemon: false) { s in
+            let firefox = "[Profile0]\nName=Work Stuff\nIsRelative=1\nPath=x.work\n"
+            let chromium = #"{"profile":{"info_cache":{"Profile 2":{"name":"Work Stuff"}}}}"#
+            let browsers: [(id: String, file: String, text: String)] = [
+                ("firefox.desktop", "home/.mozilla/firefox/profiles.ini", firefox),
+                ("org.mozilla.firefox.desktop", "home/.var/app/org.mozilla.firefox/.mozilla/firefox/profiles.ini", firefox),
+                ("chromium.desktop", "config/chromium/Local State", chromium),
+                ("org.chromium.Chromium.desktop", "home/.var/app/org.chromium.Chromium/config/chromium/Local State", chromium),
+                ("google-chrome.desktop", "config/google-chrome/Local State", chromium),
+                ("com.google.Chrome.desktop", "home/.var/app/com.google.Chrome/config/google-chrome/Local State", chromium),
+                ("brave-browser.desktop", "config/BraveSoftware/Brave-Browser/Local State", chromium),
+                ("com.brave.Browser.desktop", "home/.var/app/com.brave.Browser/config/BraveSoftware/Brave-Browser/Local State", chromium),
+                ("microsoft-edge.desktop", "config/microsoft-edge/Local State", chromium),
+                ("com.microsoft.Edge.desktop", "home/.var/app/com.microsoft.Edge/config/microsoft-edge/Local State", chromium),
+                ("vivaldi-stable.desktop", "config/vivaldi/Local State", chromium),
+                ("com.vivaldi.Vivaldi.desktop", "home/.var/app/com.vivaldi.Vivaldi/config/vivaldi/Local State", chromium),
+            ]
+            for browser in browsers {
+                try s.tree.app(browser.id, schemes: ["https"])
+                try s.tree.write(browser.file, browser.text)
+            }
+            let listed = try await s.openurl("targets", "https")
+            for browser in browsers {
+                #expect(listed.stdout.contains("\n\(browser.id)@Work Stuff "), "\(browser.id): \(listed.stdout)")
+            }
+        }
+    }
+
     /// Flatpak's exports count as an applications directory even when
     /// XDG_DATA_DIRS lacks them (a service started by D-Bus often has no
     /// login-script environment).

@@ -112,11 +112,19 @@ import TestSupport
 
     @Test func escapeMakesTheCallerSeeRejected() async throws {
         try await withDesk { desk in
-            async let opened = desk.openurl(["https://example.com/"])
+            // The plain OpenURL, as any D-Bus peer calls it (gdbus, with a timeout longer than the chooser's).
+            async let opened = run(["gdbus", "call", "--session", "--timeout", "600", "--dest", "org.openurld.Dispatcher1",
+                                    "--object-path", "/org/openurld/Dispatcher1", "--method", "org.openurld.Dispatcher1.OpenURL",
+                                    "https://example.com/"], environment: desk.environment)
             _ = try await desk.window()
             try await desk.press("Escape")
-            #expect(try await opened.status == 1)
+            let answer = try await opened
+            #expect(answer.status == 0 && answer.stdout == "(false,)\n", "\(answer.stdout)\(answer.stderr)")
             #expect(desk.tree.recorded().isEmpty)
+            async let cli = desk.openurl(["https://example.com/again"])
+            _ = try await desk.window()
+            try await desk.press("Escape")
+            #expect(try await cli.status == 1, "openurl says rejected with its exit status")
         }
     }
 
@@ -192,6 +200,8 @@ import TestSupport
             for control in nodes where ["push button", "check box", "list item", "text", "list"].contains(control.role) {
                 #expect(!control.name.isEmpty, "a \(control.role) has no accessible name")
             }
+            // The targets the Ask= rule offers, in order: the default, the others, their actions and profiles.
+            #expect(nodes.filter { $0.role == "list item" }.map(\.name) == ["browser", "firefox", "firefox: New Private Window", "firefox (work)"])
             #expect(nodes.contains { $0.role == "list item" && $0.name == "firefox (work)" && $0.description == "key 4" })
             // Cancel, pressed through AT-SPI: the caller is told the link was not opened.
             let cancel = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Cancel"], environment: desk.environment)

@@ -89,4 +89,16 @@ import TestSupport
         }
         #expect(reachable.isDisjoint(with: ["DBus", "CDBus", "Spawn", "CSpawn", "Desktop"]), "\(name) reaches \(reachable.sorted())")
     }
+
+    /// The daemon, the CLI and the dmenu adapter load no GTK: a headless
+    /// install of the openurld package needs none.
+    @Test func onlyTheChooserLinksGTK() async throws {
+        for binary in [Binaries.openurld, Binaries.openurl, Binaries.dmenuChooser] {
+            let libraries = try await run(["ldd", binary])
+            #expect(libraries.status == 0 && libraries.stdout.contains("libdbus-1"), "\(binary): \(libraries.stderr)")
+            #expect(!libraries.stdout.contains("libgtk") && !libraries.stdout.contains("libadwaita") && !libraries.stdout.contains("libglib"),
+                    "\(binary) links \(libraries.stdout)")
+        }
+        #expect(try await run(["ldd", Binaries.chooser]).stdout.contains("libadwaita-1"))
+    }
 }
