@@ -72,6 +72,8 @@ install-files:
 	install -d $(DESTDIR)$(DOCDIR)/examples
 	install -m644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m644 docs/examples/90-ask.rules $(DESTDIR)$(DOCDIR)/examples/
+	install -d $(DESTDIR)$(DOCDIR)/screenshots
+	install -m644 docs/screenshots/chooser.png docs/screenshots/preferences.png $(DESTDIR)$(DOCDIR)/screenshots/
 
 # The GTK chooser, its activation file and its desktop file: their own
 # package (openurld-chooser), so a headless install needs no GTK.
@@ -96,7 +98,8 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man1/openurld.1 $(DESTDIR)$(MANDIR)/man1/openurl.1
 	rm -f $(DESTDIR)$(MANDIR)/man1/openurld-chooser.1 $(DESTDIR)$(MANDIR)/man1/openurld-chooser-dmenu.1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS))) $(DESTDIR)$(DOCDIR)/examples/90-ask.rules
-	-rmdir $(DESTDIR)$(DOCDIR)/examples 2>/dev/null
+	rm -f $(DESTDIR)$(DOCDIR)/screenshots/chooser.png $(DESTDIR)$(DOCDIR)/screenshots/preferences.png
+	-rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR)/screenshots 2>/dev/null
 	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 # Per-user install, for people without root: ~/.local/bin must be on PATH.

@@ -28,8 +28,9 @@ struct InstallTests {
             "usr/share/doc/openurld/CHANGELOG.md", "usr/share/doc/openurld/README.md", "usr/share/doc/openurld/chooser.md",
             "usr/share/doc/openurld/dbus-api.md", "usr/share/doc/openurld/desktop-integration.md", "usr/share/doc/openurld/detect.md",
             "usr/share/doc/openurld/examples/90-ask.rules",
-            "usr/share/doc/openurld/reliability.md",
-            "usr/share/doc/openurld/rules.md", "usr/share/doc/openurld/xdg-resolution.md",
+            "usr/share/doc/openurld/reliability.md", "usr/share/doc/openurld/rules.md",
+            "usr/share/doc/openurld/screenshots/chooser.png", "usr/share/doc/openurld/screenshots/preferences.png",
+            "usr/share/doc/openurld/xdg-resolution.md",
             "usr/share/man/man1/openurl.1", "usr/share/man/man1/openurld-chooser-dmenu.1", "usr/share/man/man1/openurld.1",
             "usr/share/metainfo/org.openurld.Dispatcher1.metainfo.xml",
         ]
