@@ -110,18 +110,26 @@ public struct Router<Endpoint: Sendable>: Sendable {
             guard !request.candidates.isEmpty else { return .failed("nothing to offer the chooser for \(current.scheme): URLs") }
             // The person's time is not the handlers' time: the walk's deadline restarts now.
             end = clock.now + chooserDeadline
-            switch await chooser.choose(request, timeout: chooserDeadline) {
+            let choice = await chooser.choose(request, timeout: chooserDeadline)
+            // What follows the answer (the launch, or the rest of the walk) has a walk's time from now.
+            end = max(end, clock.now + deadline)
+            switch choice {
             case .target(let target, let chosen, let freshToken, let scope):
                 if let freshToken { token = freshToken }
                 let launch = await LaunchDeadline.$current.withValue(end) {
                     await fallback.open(chosen, withApplication: target.description, activationToken: token)
                 }
-                guard case .opened(let application) = launch else { return .failed("could not launch the chosen \(target): \(launch)") }
+                let application: String
+                switch launch {
+                case .opened(let started): application = started
+                case .noApplication(let reason), .refused(let reason), .launchFailed(_, let reason):
+                    return .failed("could not launch the chosen \(target): \(reason)")
+                }
                 launched = application
-                if scope != .none, let where_ = request.remember {
-                    let domain = scope == .domain ? where_.domain : nil
+                if scope != .none, let scopes = request.remember {
+                    let domain = scope == .domain ? scopes.domain : nil
                     remembered = RememberedChoice(
-                        target: target, scheme: current.scheme, host: domain ?? where_.host, includesSubdomains: domain != nil,
+                        target: target, scheme: current.scheme, host: domain ?? scopes.host, includesSubdomains: domain != nil,
                         priority: rule.map { $0.spec.priority == .max ? .max : $0.spec.priority + 1 } ?? 0)
                 }
                 // The URL opened is the one the person saw, or edited.
