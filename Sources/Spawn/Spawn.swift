@@ -75,7 +75,10 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer
 
 /// This process's environment (`environ`); for a repeated name the first wins, as `getenv` does.
 public func currentEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
+    var count = 0
+    while environ[count] != nil { count += 1 }
+    // Sized once: growing the table six times cost as much as filling it.
+    var result = [String: String](minimumCapacity: count)
     var pointer = environ
     while let entry = pointer.pointee {
         // Split at the first '=' by bytes: grapheme breaking every variable
