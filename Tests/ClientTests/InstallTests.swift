@@ -15,6 +15,26 @@ struct InstallTests {
         return result
     }
 
+    /// The chooser's own install (its package's files): the binary, its
+    /// activation file and its desktop file, valid, with paths substituted.
+    @Test func theChooserInstallsApart() async throws {
+        let destdir = try makeTemporaryDirectory(prefix: "openurld-destdir")
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let result = try await run(["make", "-s", "-C", Binaries.repository, "install-chooser", "BUILD_DIR=" + Binaries.directory,
+                                    "DESTDIR=" + destdir, "PREFIX=/usr"])
+        #expect(result.status == 0, "make: \(result.stderr)")
+        let found = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }
+            .filter { !FileManager.default.fileExists(atPath: destdir + "/" + $0 + "/.") }.sorted()
+        #expect(found == ["usr/bin/openurld-chooser", "usr/share/applications/org.openurld.Chooser1.desktop",
+                          "usr/share/dbus-1/services/org.openurld.Chooser1.service", "usr/share/man/man1/openurld-chooser.1"])
+        let service = try String(contentsOfFile: destdir + "/usr/share/dbus-1/services/org.openurld.Chooser1.service", encoding: .utf8)
+        #expect(service.contains("Name=org.openurld.Chooser1\nExec=/usr/bin/openurld-chooser --service\n"))
+        let desktop = destdir + "/usr/share/applications/org.openurld.Chooser1.desktop"
+        #expect(try String(contentsOfFile: desktop, encoding: .utf8).contains("Exec=/usr/bin/openurld-chooser\n"))
+        let validate = try await run(["desktop-file-validate", desktop])
+        #expect(validate.status == 0 && validate.stdout.isEmpty, "\(validate.stdout)")
+    }
+
     @Test func installHonoursDestdirAndSubstitutesPaths() async throws {
         let destdir = try makeTemporaryDirectory(prefix: "openurld-destdir")
         defer { try? FileManager.default.removeItem(atPath: destdir) }
