@@ -5,7 +5,9 @@ import Routing
 /// CLI and the `OpenURL` library.
 public struct DispatcherClient: Sendable {
     public let connection: Connection
-    /// The per-call timeout; the daemon answers within its walk deadline (20 s).
+    /// The per-call timeout; the daemon answers within its walk deadline
+    /// (20 s). Opening a URL waits longer, `DispatcherAPI.longestWalk`: a rule
+    /// may ask the person, who has minutes.
     public var timeout: Duration = .seconds(25)
 
     public init(connection: Connection) { self.connection = connection }
@@ -13,10 +15,13 @@ public struct DispatcherClient: Sendable {
     /// What `OpenURLWithOptions` reported.
     public typealias OpenResult = DispatcherAPI.OpenResult
 
-    /// Opens a URL through the dispatcher.
+    /// Opens a URL through the dispatcher; with `ask`, the chooser is shown first.
     /// - Throws: `InvalidArgs` for an invalid URL; bus errors when the daemon is unreachable.
-    public func open(_ url: String, activationToken: String? = nil) async throws(DBusError) -> OpenResult {
-        try OpenResult(reply: try await call(DispatcherAPI.Member.openURLWithOptions, OpenResult.request(url, activationToken: activationToken)), requested: url)
+    public func open(_ url: String, activationToken: String? = nil, ask: Bool = false) async throws(DBusError) -> OpenResult {
+        let reply = try await call(
+            DispatcherAPI.Member.openURLWithOptions, OpenResult.request(url, activationToken: activationToken, ask: ask),
+            timeout: DispatcherAPI.longestWalk)
+        return try OpenResult(reply: reply, requested: url)
     }
 
     /// A registered handler, as `ListHandlers` and `Explain` describe it.
@@ -69,10 +74,10 @@ public struct DispatcherClient: Sendable {
         return try reply.decode(Variant.self).get(String.self) ?? ""
     }
 
-    func call(_ member: MemberName, _ arguments: [Value] = []) async throws(DBusError) -> [Value] {
+    func call(_ member: MemberName, _ arguments: [Value] = [], timeout: Duration? = nil) async throws(DBusError) -> [Value] {
         try await connection.call(
             DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, member, arguments,
-            timeout: timeout)
+            timeout: timeout ?? self.timeout)
     }
 
     /// Whether an error means "no dispatcher to talk to" rather than a refusal.

@@ -8,11 +8,19 @@ public struct OpenURLOptions: Sendable {
     /// An XDG activation token (or X11 startup ID) to pass to the handler
     /// and the launched application, so that its window may take focus.
     public var activationToken: String?
+    /// Show the chooser before any handler or rule, so that the person picks
+    /// where the URL opens ("use the default, but let me pick").
+    public var ask: Bool
 
     /// Options for opening a URL.
-    /// - Parameter activationToken: from the user's click, when the caller has one
-    ///   (e.g. `XDG_ACTIVATION_TOKEN` it was started with).
-    public init(activationToken: String? = nil) { self.activationToken = activationToken }
+    /// - Parameters:
+    ///   - activationToken: from the user's click, when the caller has one
+    ///     (e.g. `XDG_ACTIVATION_TOKEN` it was started with).
+    ///   - ask: show the chooser first.
+    public init(activationToken: String? = nil, ask: Bool = false) {
+        self.activationToken = activationToken
+        self.ask = ask
+    }
 }
 
 /// Everything the dispatcher reported about opening a URL.
@@ -41,7 +49,7 @@ extension OpenURLAction {
     ///   `InvalidArgs` when it refuses the URL as invalid.
     public static func open(_ url: URL, options: OpenURLOptions) async throws(DBusError) -> OpenURLOutcome {
         let client = DispatcherClient(connection: try await SessionBus.shared.connection())
-        let result = try await client.open(url.absoluteString, activationToken: options.activationToken)
+        let result = try await client.open(url.absoluteString, activationToken: options.activationToken, ask: options.ask)
         return OpenURLOutcome(
             accepted: result.accepted, outcome: result.outcome, finalURL: result.url, handler: result.handler,
             application: result.application, message: result.message)

@@ -10,6 +10,7 @@ import Routing
 import Synchronization
 import TestSupport
 import Testing
+import XDG
 
 /// The `OpenURL` library against the real dispatcher on a private bus.
 /// Serialized: the library keeps one session connection per process.
@@ -21,6 +22,20 @@ struct LibraryTests {
         func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
             opened.withLock { $0.append(url.text) }
             return url.scheme == "https" ? .opened(application: "recorder.desktop") : .noApplication(reason: "none")
+        }
+        func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+            opened.withLock { $0.append(id + " " + url.text) }
+            return .opened(application: id)
+        }
+        func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate] {
+            [ChooserCandidate(target: .profile("recorder.desktop", profile: "work"), name: "Recorder (work)", icon: "")]
+        }
+    }
+
+    /// A person who always picks the first target offered.
+    struct FirstChoice: Chooser {
+        func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
+            .target(request.candidates[0].target, url: request.url, activationToken: nil, remember: .none)
         }
     }
 
@@ -38,6 +53,24 @@ struct LibraryTests {
             await SessionBus.shared.use(address: bus.address)
             defer { daemon.close() }
             try await body(bus, fallback, daemon)
+            await SessionBus.shared.use(address: nil)
+        }
+    }
+
+    /// `OpenURLOptions(ask: true)`: the chooser is asked before anything else.
+    @Test func theAskOptionShowsTheChooserFirst() async throws {
+        try await withPrivateBus { bus in
+            let fallback = Fallback()
+            let daemon = try await bus.connect()
+            defer { daemon.close() }
+            _ = try await Daemon.serve(on: daemon, configuration: .init(), systemDefault: fallback, logger: .silent,
+                                       asking: Dispatcher.Asking(chooser: FirstChoice()))
+            await SessionBus.shared.use(address: bus.address)
+            let outcome = try await OpenURLAction.open(URL(string: "https://example.com/a")!, options: .init(ask: true))
+            #expect(outcome.accepted && outcome.outcome == .handled && outcome.application == "recorder.desktop@work")
+            #expect(fallback.opened.withLock { $0 } == ["recorder.desktop@work https://example.com/a"])
+            let plain = try await OpenURLAction.open(URL(string: "https://example.com/b")!, options: .init())
+            #expect(plain.outcome == .opened && plain.application == "recorder.desktop", "no rule asks: the default opens it")
             await SessionBus.shared.use(address: nil)
         }
     }
