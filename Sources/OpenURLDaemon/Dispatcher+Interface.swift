@@ -3,6 +3,7 @@ import DispatcherAPI
 import LinkDetection
 import Router
 import Routing
+import Synchronization
 
 extension Dispatcher {
     /// The interfaces exported at `/org/openurld/Dispatcher1`.
@@ -121,8 +122,9 @@ extension Dispatcher {
                                 notOpened.append((text, error.message))
                                 continue
                             }
-                            let dispatch = try await dispatchCounted(url, caller: call.sender, activationToken: token)
-                            guard !dispatch.outcome.isAccepted else { continue }
+                            // A URL the person is being asked about counts as taken: GIO waits 25 s, the person minutes.
+                            guard let dispatch = try await dispatchAnsweringWhenAsking(url, caller: call.sender, activationToken: token),
+                                  !dispatch.outcome.isAccepted else { continue }
                             onlyInvalid = false
                             notOpened.append((text, dispatch.outcome.rawValue + (dispatch.message.map { ": " + $0 } ?? "")))
                         }
@@ -148,6 +150,21 @@ extension Dispatcher {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
         defer { endWork() }
         return await dispatch(url, caller: caller, activationToken: activationToken, asking: asking)
+    }
+
+    /// Dispatches like `dispatchCounted`, but returns `nil` as soon as the
+    /// walk waits for the person in the chooser; the walk goes on meanwhile,
+    /// counted as work in flight, and opens (or not) when they answer.
+    private func dispatchAnsweringWhenAsking(_ url: ValidatedURL, caller: BusName, activationToken: String?) async throws(DBusError) -> Dispatch? {
+        guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
+        let first = FirstAnswer<Dispatch?>()
+        return await withCheckedContinuation { continuation in
+            first.wait(continuation)
+            Task {
+                defer { endWork() }
+                first.give(await dispatch(url, caller: caller, activationToken: activationToken, asking: .init(onAsk: { first.give(nil) })))
+            }
+        }
     }
 
     static func describe(_ dispatch: Dispatch) -> DispatcherAPI.OpenResult {
@@ -230,4 +247,13 @@ extension Dispatcher {
             }
         }
     }
+}
+
+/// Resumes one waiter with the first value given; later values are dropped.
+final class FirstAnswer<T: Sendable>: Sendable {
+    private let waiter = Mutex<CheckedContinuation<T, Never>?>(nil)
+
+    func wait(_ continuation: CheckedContinuation<T, Never>) { waiter.withLock { $0 = continuation } }
+
+    func give(_ value: T) { waiter.withLock { $0.take() }?.resume(returning: value) }
 }

@@ -78,10 +78,14 @@ public struct Router<Endpoint: Sendable>: Sendable {
         public var first: Bool
         /// The text of the link the person clicked, when the caller passed it.
         public var linkText: String?
+        /// Told when the walk starts waiting for the person: a caller that
+        /// cannot wait minutes (`Application.Open`, GIO's 25 s) is answered then.
+        public var onAsk: (@Sendable () -> Void)?
 
-        public init(first: Bool = false, linkText: String? = nil) {
+        public init(first: Bool = false, linkText: String? = nil, onAsk: (@Sendable () -> Void)? = nil) {
             self.first = first
             self.linkText = linkText
+            self.onAsk = onAsk
         }
     }
 
@@ -110,6 +114,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
             guard !request.candidates.isEmpty else { return .failed("nothing to offer the chooser for \(current.scheme): URLs") }
             // The person's time is not the handlers' time: the walk's deadline restarts now.
             end = clock.now + chooserDeadline
+            asking.onAsk?()
             let choice = await chooser.choose(request, timeout: chooserDeadline)
             // What follows the answer (the launch, or the rest of the walk) has a walk's time from now.
             end = max(end, clock.now + deadline)
