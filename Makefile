@@ -81,6 +81,7 @@ install-chooser:
 	@[ -x "$(BUILD_DIR)/openurld-chooser" ] || { echo "make install-chooser: $(BUILD_DIR)/openurld-chooser is not built; run 'make' first (it needs libadwaita-1-dev)" >&2; exit 1; }
 	install -Dm755 $(BUILD_DIR)/openurld-chooser $(DESTDIR)$(BINDIR)/openurld-chooser
 	install -Dm644 docs/man/openurld-chooser.1 $(DESTDIR)$(MANDIR)/man1/openurld-chooser.1
+	install -Dm644 packaging/org.openurld.Chooser1.metainfo.xml $(DESTDIR)$(METAINFO_DIR)/org.openurld.Chooser1.metainfo.xml
 	install -d $(DESTDIR)$(DBUS_SERVICE_DIR) $(DESTDIR)$(APPLICATIONS_DIR)
 	$(SUBSTITUTE) systemd/org.openurld.Chooser1.service.in > $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Chooser1.service
 	$(SUBSTITUTE) packaging/org.openurld.Chooser1.desktop.in > $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Chooser1.desktop
@@ -90,6 +91,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/openurld $(DESTDIR)$(BINDIR)/openurl $(DESTDIR)$(BINDIR)/openurld-chooser-dmenu
 	rm -f $(DESTDIR)$(BINDIR)/openurld-chooser $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Chooser1.service
 	rm -f $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Chooser1.desktop $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Chooser1.xml
+	rm -f $(DESTDIR)$(METAINFO_DIR)/org.openurld.Chooser1.metainfo.xml
 	rm -f $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/openurld.service
 	rm -f $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Dispatcher1.service
 	rm -f $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Dispatcher1.desktop

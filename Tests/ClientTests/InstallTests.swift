@@ -26,7 +26,8 @@ struct InstallTests {
         let found = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }
             .filter { !FileManager.default.fileExists(atPath: destdir + "/" + $0 + "/.") }.sorted()
         #expect(found == ["usr/bin/openurld-chooser", "usr/share/applications/org.openurld.Chooser1.desktop",
-                          "usr/share/dbus-1/services/org.openurld.Chooser1.service", "usr/share/man/man1/openurld-chooser.1"])
+                          "usr/share/dbus-1/services/org.openurld.Chooser1.service", "usr/share/man/man1/openurld-chooser.1",
+                          "usr/share/metainfo/org.openurld.Chooser1.metainfo.xml"])
         let service = try String(contentsOfFile: destdir + "/usr/share/dbus-1/services/org.openurld.Chooser1.service", encoding: .utf8)
         #expect(service.contains("Name=org.openurld.Chooser1\nExec=/usr/bin/openurld-chooser --service\n"))
         let desktop = destdir + "/usr/share/applications/org.openurld.Chooser1.desktop"
@@ -132,7 +133,8 @@ struct InstallTests {
     }
 
     @Test func theMetainfoAndDesktopFileValidate() async throws {
-        let appstream = try await run(["appstreamcli", "validate", "--no-net", Binaries.repository + "/packaging/org.openurld.Dispatcher1.metainfo.xml"])
+        let appstream = try await run(["appstreamcli", "validate", "--no-net", Binaries.repository + "/packaging/org.openurld.Dispatcher1.metainfo.xml",
+                                       Binaries.repository + "/packaging/org.openurld.Chooser1.metainfo.xml"])
         #expect(appstream.status == 0, "\(appstream.stdout)\(appstream.stderr)")
     }
 

@@ -26,6 +26,8 @@ import TestSupport
             ("packaging/arch/PKGBUILD", Self.first(#"^pkgver=(\S+)"#, in: try Self.read("packaging/arch/PKGBUILD"))),
             ("packaging/org.openurld.Dispatcher1.metainfo.xml",
              Self.first(#"<release version="([^"]+)""#, in: try Self.read("packaging/org.openurld.Dispatcher1.metainfo.xml"))),
+            ("packaging/org.openurld.Chooser1.metainfo.xml",
+             Self.first(#"<release version="([^"]+)""#, in: try Self.read("packaging/org.openurld.Chooser1.metainfo.xml"))),
             ("CHANGELOG.md", Self.first(#"^## \[(\d[^\]]*)\]"#, in: try Self.read("CHANGELOG.md"))),
             ("docs/man/openurld.1", Self.first(#"^\.TH .* "openurld ([^"]+)""#, in: try Self.read("docs/man/openurld.1"))),
             ("docs/man/openurl.1", Self.first(#"^\.TH .* "openurld ([^"]+)""#, in: try Self.read("docs/man/openurl.1"))),
