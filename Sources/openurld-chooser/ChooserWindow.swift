@@ -3,7 +3,6 @@ import ChooserService
 import DispatcherAPI
 import Router
 import Routing
-import Synchronization
 
 /// One "Open Link" window: the URL with its host emphasised and its
 /// warnings, the targets, an editable address, "Remember", and the answer
@@ -32,7 +31,7 @@ final class ChooserWindow {
         chooser.build()
         if let timeout {
             g_timeout_add_seconds(UInt32(clamping: max(timeout.components.seconds, 1)), { data in
-                // Unretained: a window already answered has dropped its keep-alive, so it is looked up, not assumed.
+                // By id, not by pointer: a window that already answered is no longer in `open`.
                 let id = Int(bitPattern: data)
                 ChooserWindow.open[id]?.finish(.cancelled)
                 return 0
