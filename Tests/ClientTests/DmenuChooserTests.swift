@@ -119,6 +119,21 @@ import TestSupport
         }
     }
 
+    /// Idle, the chooser gives its name back and exits: D-Bus activation
+    /// starts it again for the next question.
+    @Test func anIdleChooserExits() async throws {
+        try await withPrivateBus { bus in
+            let pid = try spawn(Binaries.dmenuChooser, arguments: ["openurld-chooser-dmenu", "--address", bus.address, "--idle-exit", "0.3", "--", "true"],
+                                environment: ["PATH=/usr/bin:/bin"], stderr: .inherit)
+            let status = reap(pid, within: .seconds(10))
+            if status == nil { Binaries.stop(pid) }
+            #expect(status == 0, "exit status \(String(describing: status))")
+            let client = try await bus.connect()
+            defer { client.close() }
+            #expect(try await client.owner(of: "org.openurld.Chooser1") == nil)
+        }
+    }
+
     /// Both choosers serve `ChooserService`'s interface; this one needs no display.
     @Test func introspectionMatchesTheInterfaceXMLInTheRepository() async throws {
         try await withDmenuService { bus, _ in
