@@ -17,20 +17,28 @@ public struct RememberedChoiceFile: Sendable {
         path = RuleFiles.directories(base)[0] + "/" + RememberedChoices.fileName
     }
 
+    /// One read-change-write at a time in this process: two walks remembering
+    /// at once would otherwise each write the file as it was before the other.
+    private static let editing = Mutex(())
+
     /// Adds (or replaces) the rule for `choice`, atomically.
     public func remember(_ choice: RememberedChoice) throws(WriteError) {
         let entry = RememberedChoices.Entry(
             host: choice.host, includesSubdomains: choice.includesSubdomains,
             schemes: RememberedChoices.Entry.schemes(for: choice.scheme), target: choice.target, priority: choice.priority)
-        try FileSystem.replace(path, with: RememberedChoices.adding(entry, to: (try? FileSystem.read(path)) ?? nil))
+        try Self.editing.withLock { _ throws(WriteError) in
+            try FileSystem.replace(path, with: RememberedChoices.adding(entry, to: (try? FileSystem.read(path)) ?? nil))
+        }
     }
 
     /// Removes the remembered rules for `host`; returns the names removed.
     public func forget(_ host: String) throws(WriteError) -> [String] {
-        guard let text = (try? FileSystem.read(path)) ?? nil else { return [] }
-        let (kept, removed) = RememberedChoices.forgetting(host, in: text)
-        if !removed.isEmpty { try FileSystem.replace(path, with: kept) }
-        return removed
+        try Self.editing.withLock { _ throws(WriteError) in
+            guard let text = (try? FileSystem.read(path)) ?? nil else { return [] }
+            let (kept, removed) = RememberedChoices.forgetting(host, in: text)
+            if !removed.isEmpty { try FileSystem.replace(path, with: kept) }
+            return removed
+        }
     }
 
     /// The remembered rules, as the daemon loads them.
