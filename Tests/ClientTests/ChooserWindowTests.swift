@@ -18,14 +18,18 @@ import TestSupport
             try await run([Binaries.openurl] + arguments, environment: environment)
         }
 
-        /// Waits for the chooser window to be mapped; returns its X window ID.
-        func window() async throws -> String {
-            let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Open Link$"], environment: environment)
-            guard found.status == 0, let id = found.stdout.split(separator: "\n").first else {
-                throw FixtureError("no chooser window appeared: \(found.stderr)")
+        /// Waits for a chooser window other than `earlier` to be mapped; returns its X window ID.
+        func window(other earlier: String? = nil) async throws -> String {
+            for _ in 0..<200 {
+                let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Open Link$"], environment: environment)
+                guard found.status == 0 else { throw FixtureError("no chooser window appeared: \(found.stderr)") }
+                // An answered window may still be on screen for a moment while it is destroyed.
+                if let id = found.stdout.split(separator: "\n").map(String.init).first(where: { $0 != earlier }) {
+                    _ = try await run(["xdotool", "windowfocus", "--sync", id], environment: environment)
+                    return id
+                }
             }
-            _ = try await run(["xdotool", "windowfocus", "--sync", String(id)], environment: environment)
-            return String(id)
+            throw FixtureError("no new chooser window appeared")
         }
 
         /// Presses keys (xdotool names) in the window.
@@ -116,13 +120,13 @@ import TestSupport
             async let opened = run(["gdbus", "call", "--session", "--timeout", "600", "--dest", "org.openurld.Dispatcher1",
                                     "--object-path", "/org/openurld/Dispatcher1", "--method", "org.openurld.Dispatcher1.OpenURL",
                                     "https://example.com/"], environment: desk.environment)
-            _ = try await desk.window()
+            let first = try await desk.window()
             try await desk.press("Escape")
             let answer = try await opened
             #expect(answer.status == 0 && answer.stdout == "(false,)\n", "\(answer.stdout)\(answer.stderr)")
             #expect(desk.tree.recorded().isEmpty)
             async let cli = desk.openurl(["https://example.com/again"])
-            _ = try await desk.window()
+            _ = try await desk.window(other: first)
             try await desk.press("Escape")
             #expect(try await cli.status == 1, "openurl says rejected with its exit status")
         }
