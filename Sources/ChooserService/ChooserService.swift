@@ -13,7 +13,14 @@ import Synchronization
 /// time queues them itself.
 public final class ChooserService: Sendable {
     /// How a program answers one request.
-    public typealias Ask = @Sendable (DispatcherAPI.ChooserRequest, _ caller: BusName) async -> DispatcherAPI.ChooserReply
+    public typealias Ask = @Sendable (DispatcherAPI.ChooserRequest) async -> DispatcherAPI.ChooserReply
+
+    /// Reads `--idle-exit`'s value: seconds, 0 for never.
+    /// - Returns: `nil` when `text` is not such a number.
+    public static func idleExit(_ text: String) -> Duration?? {
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else { return nil }
+        return .some(seconds == 0 ? nil : .milliseconds(Int64((seconds * 1000).rounded())))
+    }
 
     let connection: Connection
     private let ask: Ask
@@ -36,7 +43,7 @@ public final class ChooserService: Sendable {
                     let request = try DispatcherAPI.ChooserRequest(arguments: call.arguments)
                     state.withLock { $0.inFlight += 1 }
                     defer { state.withLock { $0 = ($0.inFlight - 1, .now) } }
-                    return await ask(request, call.sender).arguments
+                    return await ask(request).arguments
                 }),
         ])
     }

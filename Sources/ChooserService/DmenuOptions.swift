@@ -30,10 +30,10 @@ public struct DmenuOptions: Sendable, Equatable {
                 guard let value = remaining.popFirst() else { throw DmenuUsageError("--address needs a value") }
                 options.address = value
             case "--idle-exit":
-                guard let text = remaining.popFirst(), let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+                guard let limit = remaining.popFirst().flatMap(ChooserService.idleExit) else {
                     throw DmenuUsageError("--idle-exit takes a number of seconds (0 for never)")
                 }
-                options.idleExit = seconds == 0 ? nil : .milliseconds(Int64(seconds * 1000))
+                options.idleExit = limit
             case "--":
                 options.command = Array(remaining)
                 return .run(options)

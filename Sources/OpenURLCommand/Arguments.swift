@@ -85,15 +85,9 @@ extension Command {
             guard positional.count == 1 else { throw UsageError("explain takes exactly one URL", topic: first) }
             return .explain(url: positional[0], json: flags.contains("--json"))
         case "handlers":
-            let (flags, positional) = split(rest)
-            try check(flags, allowed: ["--json"], topic: first)
-            guard positional.isEmpty else { throw UsageError("handlers takes no arguments", topic: first) }
-            return .handlers(json: flags.contains("--json"))
+            return .handlers(json: try onlyJSONFlag(rest, topic: first))
         case "rules":
-            let (flags, positional) = split(rest)
-            try check(flags, allowed: ["--json"], topic: first)
-            guard positional.isEmpty else { throw UsageError("rules takes no arguments", topic: first) }
-            return .rules(json: flags.contains("--json"))
+            return .rules(json: try onlyJSONFlag(rest, topic: first))
         case "check-rules":
             let (flags, positional) = split(rest)
             try check(flags, allowed: [], topic: first)
@@ -108,20 +102,14 @@ extension Command {
             guard isValidScheme(scheme) else { throw UsageError("'\(scheme)' is not a valid scheme", topic: first) }
             return .targets(scheme: scheme, json: flags.contains("--json"))
         case "remembered":
-            let (flags, positional) = split(rest)
-            try check(flags, allowed: ["--json"], topic: first)
-            guard positional.isEmpty else { throw UsageError("remembered takes no arguments", topic: first) }
-            return .remembered(json: flags.contains("--json"))
+            return .remembered(json: try onlyJSONFlag(rest, topic: first))
         case "forget":
             let (flags, positional) = split(rest)
             try check(flags, allowed: [], topic: first)
             guard !positional.isEmpty else { throw UsageError("forget needs a host, e.g. openurl forget example.com", topic: first) }
             return .forget(hosts: positional)
         case "status":
-            let (flags, positional) = split(rest)
-            try check(flags, allowed: ["--json"], topic: first)
-            guard positional.isEmpty else { throw UsageError("status takes no arguments", topic: first) }
-            return .status(json: flags.contains("--json"))
+            return .status(json: try onlyJSONFlag(rest, topic: first))
         case "default", "set-default", "unset-default":
             let (flags, positional) = split(rest)
             try check(flags, allowed: first == "default" ? [] : ["--browser"], topic: first)
@@ -265,6 +253,14 @@ extension Command {
 
     private static func split(_ arguments: [String]) -> (flags: [String], positional: [String]) {
         (arguments.filter { $0.hasPrefix("-") && $0 != "-" }, arguments.filter { !$0.hasPrefix("-") || $0 == "-" })
+    }
+
+    /// For commands that take no arguments but `--json`: whether it was given.
+    private static func onlyJSONFlag(_ arguments: [String], topic: String) throws(UsageError) -> Bool {
+        let (flags, positional) = split(arguments)
+        try check(flags, allowed: ["--json"], topic: topic)
+        guard positional.isEmpty else { throw UsageError("\(topic) takes no arguments", topic: topic) }
+        return flags.contains("--json")
     }
 
     private static func check(_ flags: [String], allowed: Set<String>, topic: String) throws(UsageError) {

@@ -12,7 +12,6 @@ import Routing
 final class ChooserWindow {
     let request: ChoiceRequest
     private let answer: @Sendable (DispatcherAPI.ChooserReply) -> Void
-    private var answered = false
 
     private var window: Object!
     private var list: Object!
@@ -234,10 +233,9 @@ final class ChooserWindow {
 
     /// Sends the answer (once) and closes the window.
     func finish(_ reply: DispatcherAPI.ChooserReply, closing: Bool = true) {
-        guard !answered else { return }
-        answered = true
+        // Still in `open` means not yet answered; taking it out is answering.
+        guard Self.open.removeValue(forKey: id) != nil else { return }
         answer(reply)
         if closing { gtk_window_destroy(openurld_window(window)) }
-        Self.open[id] = nil
     }
 }

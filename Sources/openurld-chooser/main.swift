@@ -21,13 +21,18 @@ var idleExit: Duration? = .seconds(30)
 while let argument = arguments.popFirst() {
     switch argument {
     case "--service": service = true
-    case "--address": address = arguments.popFirst()
-    case "--idle-exit":
-        guard let seconds = arguments.popFirst().flatMap(Double.init), seconds >= 0 else {
-            complain("--idle-exit takes a number of seconds")
+    case "--address":
+        guard let value = arguments.popFirst() else {
+            complain("--address needs a value")
             exit(2)
         }
-        idleExit = seconds == 0 ? nil : .milliseconds(Int64(seconds * 1000))
+        address = value
+    case "--idle-exit":
+        guard let limit = arguments.popFirst().flatMap(ChooserService.idleExit) else {
+            complain("--idle-exit takes a number of seconds (0 for never)")
+            exit(2)
+        }
+        idleExit = limit
     case "--version":
         print("openurld-chooser \(DispatcherAPI.version)")
         exit(0)
@@ -53,7 +58,7 @@ if service {
     Task.detached { [address, idleExit, environment] in
         let status = await ChooserService.run(
             program: "openurld-chooser", address: address, environment: environment, idleExit: idleExit
-        ) { request, _ in
+        ) { request in
             ChooserTrace.mark("request")
             return await withCheckedContinuation { continuation in
                 onMain { ChooserWindow.show(request.choice, closingAfter: request.timeout) { continuation.resume(returning: $0) } }
