@@ -65,17 +65,7 @@ import TestSupport
 
     func withDesk(rules: String, accessibility: Bool, display: [String: String], _ body: (Desk) async throws -> Void) async throws {
         let tree = try XDGTree()
-        try tree.app("browser.desktop", schemes: ["http", "https"], extra: "Icon=web-browser")
-        try tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: """
-            Icon=firefox
-            Actions=new-private-window;
-
-            [Desktop Action new-private-window]
-            Name=New Private Window
-            Exec=recorder firefox-private --private-window %u
-            """)
-        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=browser.desktop;\n")
-        try tree.write("home/.mozilla/firefox/profiles.ini", "[Profile0]\nName=work\nPath=a.work\n")
+        try tree.installBrowsers(profile: "work")
         try tree.write("config/openurld/rules.d/90-ask.rules", rules)
         var environment = tree.environment.merging(display) { $1 }
         if accessibility {
@@ -169,7 +159,7 @@ import TestSupport
     }
 
     @Test func thePreferencesWindowShowsRulesAndRememberedChoices() async throws {
-        try await withDesk(rules: "[Rule ask]\nPriority=-1000\nAsk=\n\n[Rule broken]\nHosts=a b\nResult=handled\n") { desk in
+        try await withDesk(rules: "[Rule ask]\nPriority=-1000\nAsk=\n\n[Rule broken]\nHosts=a b\nResult=handled\n", accessibility: true) { desk in
             try desk.tree.write("config/openurld/rules.d/remembered.rules", """
                 [Rule remembered example.org]
                 Schemes=http;https;
@@ -182,6 +172,16 @@ import TestSupport
             let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^openurld$"], environment: desk.environment)
             let window = try #require(found.stdout.split(separator: "\n").first.map(String.init), "\(found.stderr)")
             try await desk.screenshot(window, as: "preferences.png")
+            // What it shows, read through the accessibility tree.
+            let dump = try await run(["/usr/bin/python3", Binaries.repository + "/Tests/Peers/atspi.py", "openurld-chooser", "tree"],
+                                     environment: desk.environment)
+            #expect(dump.status == 0, "\(dump.stderr)")
+            let shown = dump.stdout
+            for expected in ["openurld is not your default browser", "Make Default", "example.org", "Opens with firefox.desktop@work",
+                             "Forget", "ask, offering every target", "Problem", "host pattern 'a b'", "/config/openurld/rules.d"] {
+                #expect(shown.contains(expected), "the preferences window does not show '\(expected)'")
+            }
+            #expect(!shown.contains("\"remembered example.org\""), "remembered choices are listed apart from the rules")
         }
     }
 

@@ -21,26 +21,18 @@ import TestSupport
         sed -n "${pick}p" "$RECORDS/menu-input"
         """
 
-    func withChooser(_ body: (_ tree: XDGTree, _ openurl: @escaping (String...) async throws -> CommandResult) async throws -> Void) async throws {
+    func withChooser(askRule: Bool = true, _ body: (_ tree: XDGTree, _ openurl: @escaping (String...) async throws -> CommandResult) async throws -> Void) async throws {
         let tree = try XDGTree()
-        try tree.app("browser.desktop", schemes: ["http", "https"])
-        try tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: """
-            Icon=firefox
-            Actions=new-private-window;
-
-            [Desktop Action new-private-window]
-            Name=New Private Window
-            Exec=recorder firefox-private --private-window %u
-            """)
-        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=browser.desktop;\n")
-        try tree.write("home/.mozilla/firefox/profiles.ini", "[Profile0]\nName=Work Stuff\nPath=a.work\n")
+        try tree.installBrowsers(profile: "Work Stuff")
         try tree.write("bin/menu", Self.menu, executable: true)
-        try tree.write("config/openurld/rules.d/90-ask.rules", """
-            # Ask when no other rule decided.
-            [Rule ask]
-            Priority=-1000
-            Ask=
-            """)
+        if askRule {
+            try tree.write("config/openurld/rules.d/90-ask.rules", """
+                # Ask when no other rule decided.
+                [Rule ask]
+                Priority=-1000
+                Ask=
+                """)
+        }
         try tree.write("services/org.openurld.Chooser1.service", """
             [D-BUS Service]
             Name=org.openurld.Chooser1
@@ -94,8 +86,8 @@ import TestSupport
     }
 
     @Test func askFirstShowsTheMenuWithoutARule() async throws {
-        try await withChooser { tree, openurl in
-            try FileManager.default.removeItem(atPath: tree.root + "/config/openurld/rules.d/90-ask.rules")
+        // No rule asks: only --ask can show the menu (without it, browser.desktop would open the URL).
+        try await withChooser(askRule: false) { tree, openurl in
             try tree.write("pick", "4")
             let opened = try await openurl("--ask", "https://example.org/")
             #expect(opened.status == 0, "\(opened.stderr)")
