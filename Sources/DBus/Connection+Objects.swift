@@ -62,7 +62,7 @@ extension Connection {
         state.withLock { state in
             let id = state.nextCallID
             state.nextCallID += 1
-            state.callsInFlight[id] = Task {
+            state.callsInFlight[id] = Task(executorPreference: state.loopExecutor) { [self] in
                 let result: Result<[Value], DBusError>
                 do throws(DBusError) { result = .success(try await handler(deferred.call)) } catch { result = .failure(error) }
                 reply(to: deferred.message, with: result, declared: deferred.method)
@@ -73,6 +73,22 @@ extension Connection {
                 if let next { start(next, from: sender) }
             }
         }
+    }
+
+    /// Runs the handlers of `async` methods on the connection's loop, where
+    /// their calls are read, instead of on the global executor; the tasks
+    /// they start and await inherit it. A handler that calls out is then
+    /// resumed on the thread that read the reply, right after reading it: no
+    /// thread hand-off on the way in or out.
+    ///
+    /// While a handler runs, nothing else on the connection is read, so
+    /// handlers must never block; the daemon's do not (every call they make
+    /// is asynchronous, every file they read is small and local). Calls
+    /// arriving before this is set keep the global executor.
+    public func answerCallsOnLoop() {
+        let executor = LoopExecutor(loop: loop)
+        loop.sync { loop.executor = executor }
+        state.withLock { $0.loopExecutor = executor }
     }
 
     /// How many method calls to exported objects are still being answered

@@ -192,6 +192,8 @@ struct ConnectionState {
     var callQueues = CallQueues()
     /// The deferred calls running now, by a number of their own.
     var callsInFlight: [UInt64: Task<Void, Never>] = [:]
+    /// Where deferred calls run, when not on the global executor (`answerCallsOnLoop`).
+    var loopExecutor: LoopExecutor?
     var nextCallID: UInt64 = 0
     var objects: [ObjectPath: [ExportedInterface]] = [:]
     var subscriptions: [UInt64: SignalSubscription.Entry] = [:]

@@ -14,7 +14,8 @@ final class EventLoop: @unchecked Sendable {
     // only on `queue` (checked by `assertOnQueue` in debug builds).
     let queue: DispatchQueue
     private(set) var raw: OpaquePointer?
-    private var dispatchScheduled = false
+    /// Whether the current turn should dispatch before it ends. Touched only on `queue`.
+    private var dispatchWanted = false
     /// Called on `queue` for each incoming message that is not a reply to a pending call.
     var onMessage: (Message) -> Void = { _ in }
 
@@ -32,7 +33,32 @@ final class EventLoop: @unchecked Sendable {
     /// Runs `body` on the loop queue and waits for it; runs it inline when already there.
     func sync<T>(_ body: () throws -> T) rethrows -> T {
         if isOnQueue { return try body() }
-        return try queue.sync(execute: body)
+        return try queue.sync { try turn(body) }
+    }
+
+    // MARK: Turns
+
+    /// How deep the queue is in `turn`s. Touched only on `queue`.
+    private var turnDepth = 0
+    /// The executor of the connection's tasks that run on the loop, if any.
+    /// Touched only on `queue`.
+    weak var executor: LoopExecutor?
+
+    /// Whether this thread is on the queue inside a `turn`, which will run
+    /// the loop's task jobs before it ends.
+    var isInTurn: Bool { isOnQueue && turnDepth > 0 }
+
+    /// Runs `body` (on the queue), then, at the end of the outermost turn,
+    /// the dispatching it asked for and the jobs of the tasks that run on
+    /// the loop: those `body` woke run right away, on this thread.
+    func turn<T>(_ body: () throws -> T) rethrows -> T {
+        assertOnQueue()
+        turnDepth += 1
+        defer {
+            if turnDepth == 1 { endTurn() }
+            turnDepth -= 1
+        }
+        return try body()
     }
 
     // MARK: Attaching and detaching
@@ -73,22 +99,19 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Dispatching
 
-    /// Queues one round of dispatching; coalesces repeated requests.
+    /// Asks for a round of dispatching: at the end of the current turn when
+    /// there is one (the common case: libdbus has just read a message on the
+    /// poll thread, which then dispatches it itself), else in a turn of its own.
     func scheduleDispatch() {
-        guard isOnQueue else {
-            queue.async { [self] in scheduleDispatch() }
+        if isInTurn {
+            dispatchWanted = true
             return
         }
-        guard !dispatchScheduled else { return }
-        dispatchScheduled = true
-        queue.async { [self] in dispatchPending() }
+        queue.async { [self] in turn { dispatchWanted = true } }
     }
 
-    /// Dispatches queued messages, yielding the queue after a batch so that
-    /// watches and cross-thread work are serviced between batches.
-    func dispatchPending() {
-        assertOnQueue()
-        dispatchScheduled = false
+    /// Dispatches queued messages, at most a batch of them.
+    private func dispatchPending() {
         guard let connection = raw else { return }
         var budget = 64
         while budget > 0, dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
@@ -96,7 +119,24 @@ final class EventLoop: @unchecked Sendable {
             budget -= 1
         }
         if raw != nil, dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
-            scheduleDispatch()
+            dispatchWanted = true
+        }
+    }
+
+    /// The end of the outermost turn: one batch of dispatching if asked for,
+    /// then the jobs of the tasks it (or the turn) woke. What is left (more
+    /// messages than a batch, or messages the jobs' calls read) gets a turn
+    /// of its own, so that watches and cross-thread work are serviced between
+    /// batches.
+    private func endTurn() {
+        if dispatchWanted {
+            dispatchWanted = false
+            dispatchPending()
+        }
+        executor?.runJobs()
+        if dispatchWanted {
+            dispatchWanted = false
+            queue.async { [self] in turn { dispatchWanted = true } }
         }
     }
 
@@ -122,11 +162,13 @@ final class EventLoop: @unchecked Sendable {
     /// Handles a ready watch on the queue, unless it was removed or disabled
     /// after the poll thread saw it.
     private func handleReady(_ entry: WatchPoller.Entry, flags: UInt32) {
-        guard raw != nil, poller?.isEnabled(entry) == true else { return }
-        _ = dbus_watch_handle(entry.watch, flags)
-        // Dispatch what was just read where it was read, without another
-        // turn of the queue (not inside libdbus here, so it is safe).
-        if !dispatchScheduled { dispatchPending() }
+        turn {
+            guard raw != nil, poller?.isEnabled(entry) == true else { return }
+            _ = dbus_watch_handle(entry.watch, flags)
+            // Dispatch what was just read where it was read, at the end of
+            // this turn (outside libdbus, so it is safe).
+            dispatchWanted = true
+        }
     }
 
     // MARK: Timeouts
@@ -159,22 +201,28 @@ final class EventLoop: @unchecked Sendable {
     }
 
     fileprivate func disarm(timeout: OpaquePointer) {
-        guard deadlines.removeValue(forKey: UInt(bitPattern: timeout)) != nil else { return }
-        if deadlines.isEmpty { rescheduleTimer() }
+        deadlines.removeValue(forKey: UInt(bitPattern: timeout))
     }
 
-    /// Sets the shared timer for the earliest deadline (or never).
+    /// Sets the shared timer for the earliest deadline, unless it is already
+    /// set to fire no later. It is never moved later or stopped: one that
+    /// fires early finds nothing due and is set again. Moving a Dispatch
+    /// timer wakes libdispatch's timer thread, and a call that comes and
+    /// goes within its timeout (nearly every call) would move it twice.
     private func rescheduleTimer() {
-        let earliest = deadlines.values.lazy.map(\.next).min()
-        guard earliest != timerSetFor else { return }
+        guard let earliest = deadlines.values.lazy.map(\.next).min() else { return }
+        if let timerSetFor, timerSetFor <= earliest { return }
         timerSetFor = earliest
         if timer == nil {
             let made = DispatchSource.makeTimerSource(queue: queue)
-            made.setEventHandler { [weak self] in self?.fireDueTimeouts() }
+            made.setEventHandler { [weak self] in
+                guard let self else { return }
+                turn { fireDueTimeouts() }
+            }
             made.resume()
             timer = made
         }
-        timer?.schedule(deadline: earliest ?? .distantFuture, leeway: .milliseconds(1))
+        timer?.schedule(deadline: earliest, leeway: .milliseconds(1))
     }
 
     /// Handles every timeout that is due (each may remove or re-add

@@ -52,6 +52,9 @@ public enum Daemon {
             return 1
         }
         connection.onDisconnect { stop.yield(.disconnected($0)) }
+        // A URL is dispatched on the thread that read it, and a handler's
+        // answer continues the walk on the thread that read it.
+        connection.answerCallsOnLoop()
 
         var configuration = Dispatcher.Configuration()
         configuration.handlerTimeout = options.handlerTimeout
