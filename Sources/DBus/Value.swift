@@ -1,3 +1,5 @@
+import Glibc
+
 /// A D-Bus value of any supported type.
 ///
 /// Containers carry their element types so that empty arrays and dictionaries
@@ -67,7 +69,7 @@ extension Value {
         if depth > Self.maximumNesting { return "values are nested more than \(Self.maximumNesting) deep" }
         switch self {
         case .string(let text):
-            if text.utf8.contains(0) { return "a string contains a NUL character" }
+            if text.containsNUL { return "a string contains a NUL character" }
         case .variant(let inner):
             return inner.problem(depth: depth + 1)
         case .array(let element, let items):
@@ -109,4 +111,14 @@ extension Value {
     public var objectPath: ObjectPath? { if case .objectPath(let v) = self { v } else { nil } }
     /// The value inside a variant, or `nil` when this is not a variant.
     public var unwrapped: Value? { if case .variant(let v) = self { v } else { nil } }
+}
+
+extension String {
+    /// Whether the text holds a NUL byte, which no D-Bus string may; `memchr`
+    /// over native UTF-8, as every string sent is checked.
+    var containsNUL: Bool {
+        utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
+        } ?? utf8.contains(0)
+    }
 }

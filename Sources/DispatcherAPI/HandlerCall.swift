@@ -21,6 +21,21 @@ extension DispatcherAPI {
             self.activationToken = activationToken
         }
 
+        /// The dictionary as `HandleURL` carries it: `dictionary.dbusValue`,
+        /// built in key order without hashing (it goes out with every call).
+        public var dbusValue: Value {
+            func entry(_ key: String, _ value: String) -> DictionaryEntry {
+                DictionaryEntry(key: .string(key), value: .variant(.string(value)))
+            }
+            var entries: [DictionaryEntry] = []
+            entries.reserveCapacity(4)
+            if let activationToken { entries.append(entry("activation-token", activationToken)) }
+            entries.append(entry("caller", caller))
+            entries.append(entry("caller-app-id", callerAppID))
+            entries.append(entry("original-url", originalURL))
+            return .dictionary(key: .string, value: .variant, entries)
+        }
+
         public var dictionary: [String: Variant] {
             var context: [String: Variant] = [
                 "caller": Variant(caller), "caller-app-id": Variant(callerAppID), "original-url": Variant(originalURL),

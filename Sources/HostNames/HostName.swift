@@ -42,6 +42,7 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
     /// Parses a host as it appears in a URL's authority, `%XX` escapes and
     /// `[…]` brackets included.
     public static func parse(_ input: some StringProtocol) -> Result<HostName, Failure> {
+        if let plain = parsePlain(input.utf8) { return plain }
         let bytes = Array(input.utf8)
         if bytes.first == UInt8(ascii: "[") {
             guard bytes.last == UInt8(ascii: "]"), bytes.count > 2 else { return .failure(Failure("an IPv6 address lacks its closing ']'")) }
@@ -63,6 +64,35 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
         }
         return .success(.domain(ascii))
     }
+
+    /// The common host in one pass: ASCII letters, digits, `-` and `.` with no
+    /// label starting `xn--`, which the steps below (no escapes to decode,
+    /// domain-to-ASCII's ASCII path, no forbidden code point) map to itself
+    /// lowercased. `nil` for anything else, which takes the full path.
+    private static func parsePlain(_ bytes: some Collection<UInt8>) -> Result<HostName, Failure>? {
+        var lower: [UInt8] = []
+        lower.reserveCapacity(bytes.count)
+        var labelStart = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"): lower.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): lower.append(byte | 0x20)
+            case UInt8(ascii: "."):
+                if isACE(lower[labelStart...]) { return nil }
+                lower.append(byte)
+                labelStart = lower.count
+            default: return nil
+            }
+        }
+        guard !lower.isEmpty, !isACE(lower[labelStart...]) else { return nil }
+        let ascii = String(decoding: lower, as: UTF8.self)
+        if IPv4Address.endsInANumber(ascii) {
+            return IPv4Address.parse(ascii).map { .ipv4($0.description) }
+        }
+        return .success(.domain(ascii))
+    }
+
+    private static func isACE(_ label: ArraySlice<UInt8>) -> Bool { label.starts(with: "xn--".utf8) }
 
     /// The form to compare with patterns: a domain without its trailing dot
     /// (`example.com.` is `example.com` to DNS and to every browser).
@@ -105,8 +135,8 @@ func hexDigitValue(_ byte: UInt8) -> UInt8? {
 
 /// The WHATWG "forbidden domain code points".
 func isForbiddenDomainCodePoint(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0...0x20, 0x7F: true
-    default: "#%/:<>?@[\\]^|".unicodeScalars.contains(scalar)
+    switch scalar {
+    case "\u{0}"..."\u{20}", "\u{7F}", "#", "%", "/", ":", "<", ">", "?", "@", "[", "\\", "]", "^", "|": true
+    default: false
     }
 }

@@ -132,7 +132,7 @@ public final class Dispatcher: Sendable {
         do {
             let reply = try await connection.call(
                 BusName(trusted: handler.owner), handler.payload.path, DispatcherAPI.handlerInterface, DispatcherAPI.Member.handleURL,
-                [.string(url.text), context.dictionary.dbusValue], timeout: timeout)
+                [.string(url.text), context.dbusValue], timeout: timeout)
             answer = Self.answer(from: reply)
         } catch {
             answer = Self.answer(from: error, whileCancelled: Task.isCancelled)

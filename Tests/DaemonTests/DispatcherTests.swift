@@ -11,6 +11,15 @@ import Testing
 /// The real dispatcher on a private bus, driven by real client connections.
 @Suite(.timeLimit(.minutes(1)))
 struct DispatcherTests {
+    @Test(arguments: [nil, "token-1"])
+    func theHandlerContextGoesOutAsItsDictionary(token: String?) throws {
+        let context = DispatcherAPI.HandlerContext(
+            caller: ":1.7", callerAppID: "org.example.Mail", originalURL: "https://a.example/", activationToken: token)
+        #expect(context.dbusValue == context.dictionary.dbusValue)
+        let decoded = try #require([String: Variant](dbusValue: context.dbusValue))
+        #expect(DispatcherAPI.HandlerContext(decoding: decoded, url: "https://b.example/") == context)
+    }
+
     @Test func withNoHandlersTheSystemDefaultDecides() async throws {
         try await DaemonHarness.with { d in
             let client = try await d.bus.connect()
