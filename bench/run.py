@@ -17,6 +17,8 @@ import json, os, shutil, signal, statistics, subprocess, sys, tempfile, time
 QUICK = "--quick" in sys.argv
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CALLS = 300 if QUICK else 4000
+# Alternating rounds of floor and daemon measurements (see main).
+ROUNDS = 2 if QUICK else 5
 LAUNCHES = 5 if QUICK else 25
 started = []  # PIDs we started, and only those are killed
 
@@ -63,6 +65,11 @@ class Env:
         self.busbench = f"{d}/bin/busbench"
         sh(["gcc", "-O2", "-o", self.busbench, f"{ROOT}/bench/c/busbench.c"] +
            subprocess.check_output(["pkg-config", "--cflags", "--libs", "dbus-1"], text=True).split())
+        # The smallest Swift program making openurl's call, built as openurl is.
+        self.swift_client = f"{d}/bin/swift-client"
+        cflags = subprocess.check_output(["pkg-config", "--cflags", "dbus-1"], text=True).split()
+        sh(["swiftc", "-O", "-static-stdlib", "-I", f"{ROOT}/Sources/CDBus"] + [x for f in cflags for x in ("-Xcc", f)] +
+           ["-module-cache-path", f"{d}/module-cache", f"{ROOT}/bench/swift/client.swift", "-o", self.swift_client])
         self.log = f"{d}/recorded"
         browser = ("[Desktop Entry]\nType=Application\nName=Browser\n"
                    f"Exec={self.busbench} record {self.log} %u\n"
@@ -162,43 +169,55 @@ def main():
     DISP = ("org.openurld.Dispatcher1", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
     PING = ("org.bench.Server", "/bench", "org.bench.Echo", "Ping")
 
-    # 1. Bus floor: C server, C client; and a C forwarder.
+    # 1-3. The bus floor (C server, C client), the C forwarder, and the
+    # daemon deciding by itself (a URL the fallback refuses, no call out) or
+    # through one handler answering handled. Floors and daemon are measured
+    # in alternating rounds and each figure is the median of its rounds, so
+    # that a drift of this shared machine hits floor and daemon alike.
+    FWD = ("org.bench.Forward", "/bench", "org.bench.Echo", "Ping")
     server = start([e.busbench, "server", e.address, "org.bench.Server"], cpu=1)
     forwarder = start([e.busbench, "forwarder", e.address, "org.bench.Forward", "org.bench.Server"], cpu=1)
-    floor = e.client(*PING, "x", CALLS, cpu=0)
+    daemon, startup = e.daemon(["--max-handlers-per-client", "20000", "--max-handlers", "20000"], cpu=1)
+    idle_rss = rss_kib(daemon.pid)
+    handlers = start([e.busbench, "handlers", e.address, "0"])
+    latency = {"floor": (PING, "x"), "decision": (DISP, "javascript:void(0)"),
+               "fwd_floor": (FWD, "x"), "forwarded": (DISP, "https://bench.example/x")}
+    rounds = {k: [] for k in latency}
+    for _ in range(ROUNDS):
+        for k, (target, arg) in latency.items():
+            rounds[k].append(e.client(*target, arg, CALLS, cpu=0))
+    pinned = {k: {m: statistics.median(r[m] for r in v) for m in ("p50_us", "p99_us")} for k, v in rounds.items()}
+    tp_rounds = {k: [] for k in latency}
+    for _ in range(ROUNDS):
+        for k, (target, arg) in latency.items():
+            tp_rounds[k].append(e.throughput(*target, arg, 16, CALLS // 16))
+    tp16 = {k: statistics.median(v) for k, v in tp_rounds.items()}
+    floor, fwd_floor, decision = pinned["floor"], pinned["fwd_floor"], pinned["decision"]
     floor_free = e.client(*PING, "x", CALLS)
-    fwd_floor = e.client("org.bench.Forward", "/bench", "org.bench.Echo", "Ping", "x", CALLS, cpu=0)
-    floor_tp = {k: e.throughput(*PING, "x", k, CALLS // k) for k in (1, 4, 16)}
-    fwd_tp16 = e.throughput("org.bench.Forward", "/bench", "org.bench.Echo", "Ping", "x", 16, CALLS // 16)
-    row(rows, "bus floor p50 (C↔C, pinned)", floor["p50_us"], "µs")
+    decision_free = e.client(*DISP, "javascript:void(0)", CALLS)
+    floor_tp = {k: e.throughput(*PING, "x", k, CALLS // k) for k in (1, 4)}
+    floor_tp[16] = tp16["floor"]
+    stop(handlers)
+    how = f"median of {ROUNDS} rounds alternating with the daemon's"
+    row(rows, "bus floor p50 (C↔C, pinned)", floor["p50_us"], "µs", note=how)
     row(rows, "bus floor p99 (C↔C, pinned)", floor["p99_us"], "µs")
     row(rows, "bus floor p50 (C↔C, free)", floor_free["p50_us"], "µs")
     for k, v in floor_tp.items():
-        row(rows, f"bus floor throughput, {k} clients", v, "calls/s")
-    row(rows, "forwarder floor p50 (C→C→C, pinned)", fwd_floor["p50_us"], "µs")
-    row(rows, "forwarder floor throughput, 16 clients", fwd_tp16, "calls/s")
-
-    # 2. In-daemon decision: refused by the fallback, no call out.
-    daemon, startup = e.daemon(["--max-handlers-per-client", "20000", "--max-handlers", "20000"], cpu=1)
-    idle_rss = rss_kib(daemon.pid)
-    decision = e.client(*DISP, "javascript:void(0)", CALLS, cpu=0)
-    decision_free = e.client(*DISP, "javascript:void(0)", CALLS)
-    decision_tp16 = e.throughput(*DISP, "javascript:void(0)", 16, CALLS // 16)
+        row(rows, f"bus floor throughput, {k} clients", v, "calls/s", note=how if k == 16 else "")
+    row(rows, "forwarder floor p50 (C→C→C, pinned)", fwd_floor["p50_us"], "µs", note=how)
+    row(rows, "forwarder floor throughput, 16 clients", tp16["fwd_floor"], "calls/s", note=how)
     row(rows, "in-daemon decision p50 (pinned)", decision["p50_us"], "µs", floor["p50_us"], "≤ 1.3")
     row(rows, "in-daemon decision p99 (pinned)", decision["p99_us"], "µs", floor["p99_us"])
     row(rows, "in-daemon decision p50 (free)", decision_free["p50_us"], "µs", floor_free["p50_us"])
-    row(rows, "in-daemon decision throughput, 16 clients", decision_tp16, "calls/s", floor_tp[16], "≥ 0.7")
+    row(rows, "in-daemon decision throughput, 16 clients", tp16["decision"], "calls/s", floor_tp[16], "≥ 0.7")
+    row(rows, "forwarded to one handler p50 (pinned)", pinned["forwarded"]["p50_us"], "µs", fwd_floor["p50_us"], "≤ 1.2")
+    row(rows, "forwarded to one handler throughput, 16 clients", tp16["forwarded"], "calls/s", tp16["fwd_floor"], "≥ 0.8")
 
-    # 3. Forwarded to one handler answering handled; 4. chain depth.
-    depth = {}
-    for passing in (0, 7, 63):
+    # 4. Chain depth.
+    depth = {1: pinned["forwarded"]["p50_us"]}
+    for passing in (7, 63):
         handlers = start([e.busbench, "handlers", e.address, str(passing)])
-        result = e.client(*DISP, "https://bench.example/x", CALLS // (1 if passing == 0 else 4), cpu=0)
-        depth[passing + 1] = result["p50_us"]
-        if passing == 0:
-            row(rows, "forwarded to one handler p50 (pinned)", result["p50_us"], "µs", fwd_floor["p50_us"], "≤ 1.2")
-            tp = e.throughput(*DISP, "https://bench.example/x", 16, CALLS // 16)
-            row(rows, "forwarded to one handler throughput, 16 clients", tp, "calls/s", fwd_tp16, "≥ 0.8")
+        depth[passing + 1] = e.client(*DISP, "https://bench.example/x", CALLS // 4, cpu=0)["p50_us"]
         stop(handlers)
     for n, v in depth.items():
         row(rows, f"chain of {n} handler(s) p50", v, "µs")
@@ -280,14 +299,27 @@ def main():
             subprocess.run(cmd, env=e.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
             times.append(time.monotonic() - t0)
         return statistics.median(times) * 1000
+    def timed_in_turn(cmds, runs):
+        times = [[] for _ in cmds]
+        for _ in range(runs):
+            for cmd, t in zip(cmds, times):
+                t.append(timed(cmd, 1))
+        return [statistics.median(t) for t in times]
     runs = 10 if QUICK else 60
-    dbus_send = timed(["dbus-send", "--session", "--print-reply", "--dest=org.openurld.Dispatcher1",
-                       "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1.OpenURL", "string:https://bench.example/x"], runs)
-    version = timed([f"{e.bin}/openurl", "--version"], runs)
-    one_url = timed([f"{e.bin}/openurl", "https://bench.example/x"], runs)
+    # One run of each in turn, so that drift hits all of them alike.
+    dbus_send, swift_floor, version, one_url = timed_in_turn([
+        ["dbus-send", "--session", "--print-reply", "--dest=org.openurld.Dispatcher1",
+         "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1.OpenURL", "string:https://bench.example/x"],
+        [e.swift_client, "https://bench.example/x"],
+        [f"{e.bin}/openurl", "--version"],
+        [f"{e.bin}/openurl", "https://bench.example/x"],
+    ], runs)
     row(rows, "dbus-send --print-reply, one OpenURL (whole process)", dbus_send, "ms")
     row(rows, "openurl --version (whole process)", version, "ms", dbus_send)
-    row(rows, "openurl URL, handled by a handler (whole process)", one_url, "ms", dbus_send, "≤ 1.3")
+    row(rows, "smallest Swift program making the same call (whole process)", swift_floor, "ms", dbus_send,
+        note="bench/swift/client.swift, Swift runtime linked statically as openurl's is")
+    row(rows, "openurl URL, handled by a handler (whole process)", one_url, "ms", dbus_send, "≤ 1.3",
+        note=f"{one_url / swift_floor:.2f}× the smallest Swift program")
     # Threads and system calls of that one process, as strace counts them.
     if shutil.which("strace"):
         counts = f"{e.dir}/strace.txt"
@@ -304,12 +336,16 @@ def main():
 
     # 6a. The fallback's lookup: a scheme no application handles, answered
     # after reading the catalog; the realistic tree against a one-file tree.
+    # In alternating rounds, a daemon on each tree in turn.
     stop(daemon)
-    small, _ = e.daemon(cpu=1, small_tree=True)
-    lookup_small = e.client(*DISP, "nothing-handles-this:x", CALLS, cpu=0)["p50_us"]
-    stop(small)
+    small_rounds, real_rounds = [], []
+    for _ in range(ROUNDS):
+        for small_tree, results in ((True, small_rounds), (False, real_rounds)):
+            daemon, _ = e.daemon(cpu=1, small_tree=small_tree)
+            results.append(e.client(*DISP, "nothing-handles-this:x", CALLS, cpu=0)["p50_us"])
+            stop(daemon)
+    lookup_small, lookup_real = statistics.median(small_rounds), statistics.median(real_rounds)
     daemon, _ = e.daemon(cpu=1)
-    lookup_real = e.client(*DISP, "nothing-handles-this:x", CALLS, cpu=0)["p50_us"]
     row(rows, "fallback lookup p50, 1-file tree", lookup_small, "µs")
     row(rows, "fallback lookup p50, 300-file tree, 3 data dirs, 20 defaults", lookup_real, "µs", lookup_small, "≤ 1.1")
 
@@ -341,8 +377,10 @@ def main():
     def xdg_open(url): return ["xdg-open", url]
     def dbus_call(url): return [e.busbench, "client", e.address, *DISP, url, "1"]
     def spawner_call(url): return [e.busbench, "client", e.address, "org.bench.Spawner", "/", "org.openurld.Dispatcher1", "OpenURL", url, "1"]
+    def swift_call(url): return [e.swift_client, url]
     via_daemon = launch(openurl_daemon, LAUNCHES)
     via_call = launch(dbus_call, LAUNCHES)
+    via_swift = launch(swift_call, LAUNCHES)
     stop(daemon)
     # The floor: a C client process, the bus, a C spawner, the app.
     spawner = start([e.busbench, "spawner", e.address, "org.bench.Spawner", e.busbench, "record", e.log], cpu=1)
@@ -354,6 +392,10 @@ def main():
     xdg = launch(xdg_open, LAUNCHES)
     row(rows, "C client → bus → C spawner → app (floor): request → app has the URL", spawned[0], "ms")
     row(rows, "openurl URL (daemon running): request → app has the URL", via_daemon[0], "ms", spawned[0], "≤ 1.3")
+    row(rows, "C client process → openurld → app: request → app has the URL", via_call[0], "ms", spawned[0],
+        note="the daemon's share: the same client as the floor's")
+    row(rows, "smallest Swift program → openurld → app: request → app has the URL", via_swift[0], "ms", spawned[0],
+        note="bench/swift/client.swift")
     row(rows, "gio open: request → browser has the URL", gio[0], "ms")
     row(rows, "xdg-open: request → browser has the URL", xdg[0], "ms")
     row(rows, "openurl (daemon running): request → browser has the URL", via_daemon[0], "ms", gio[0], "≤ 0.5 of gio")
@@ -485,18 +527,32 @@ def chooser_rows(e, rows):
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shown[0] += 1
         stamp = mapped_after(log, shown[0])
-        subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Open Link$", "windowfocus", "--sync", "key", "Escape"],
+        # An answered window may still be on screen for a moment while it is
+        # destroyed: Escape goes to the new one.
+        for _ in range(200):
+            found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^Open Link$"], env=env,
+                                   capture_output=True, text=True, timeout=20).stdout.split()
+            new = [w for w in found if w != answered[0]]
+            if new:
+                break
+        else:
+            raise SystemExit("bench: no new chooser window appeared")
+        answered[0] = new[0]
+        subprocess.run(["xdotool", "windowfocus", "--sync", new[0], "key", "Escape"],
                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20)
         client.wait(timeout=20)
         return (stamp - t0) * 1000
+    answered = [None]  # the X window last answered (IDs repeat across processes)
     cold = []
     for _ in range(runs):
         while owned("org.openurld.Chooser1"):  # the last one idles out first
             time.sleep(0.01)
+        answered[0] = None  # gone with its process
         cold.append(ask())
     service("0")  # warm: started once, then kept
     while owned("org.openurld.Chooser1"):
         time.sleep(0.01)
+    answered[0] = None
     ask()
     warm = [ask() for _ in range(runs)]
     row(rows, "smallest GTK 4 window in C: exec → mapped (floor)", floor, "ms")
