@@ -362,6 +362,8 @@ def main():
             while arrived is None and time.monotonic() < deadline:
                 if os.path.exists(e.log):
                     for line in open(e.log):
+                        if not line.endswith("\n"):
+                            continue  # a recorder still writing it
                         stamp, got = line.split(" ", 1)
                         if got.strip() == url:
                             arrived = int(stamp)
