@@ -41,9 +41,18 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a host as it appears in a URL's authority, `%XX` escapes and
     /// `[…]` brackets included.
-    public static func parse(_ input: some StringProtocol) -> Result<HostName, Failure> {
-        if let plain = parsePlain(input.utf8) { return plain }
+    public static func parse(_ input: some StringProtocol) -> Result<HostName, Failure> { parse(Substring(input)) }
+
+    /// Parses a host as it appears in a URL's authority.
+    public static func parse(_ input: String) -> Result<HostName, Failure> { parse(input[...]) }
+
+    /// Parses a host as it appears in a URL's authority. Concrete, not over
+    /// `StringProtocol`: callers in other modules would run the generic body
+    /// unspecialized, asking the runtime for its associated types on every
+    /// step (a quarter of a million instructions the first time).
+    public static func parse(_ input: Substring) -> Result<HostName, Failure> {
         let bytes = Array(input.utf8)
+        if let plain = parsePlain(bytes) { return plain }
         if bytes.first == UInt8(ascii: "[") {
             guard bytes.last == UInt8(ascii: "]"), bytes.count > 2 else { return .failure(Failure("an IPv6 address lacks its closing ']'")) }
             return IPv6Address.parse(bytes[1..<bytes.count - 1]).map { .ipv6($0.description) }
@@ -69,7 +78,7 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
     /// label starting `xn--`, which the steps below (no escapes to decode,
     /// domain-to-ASCII's ASCII path, no forbidden code point) map to itself
     /// lowercased. `nil` for anything else, which takes the full path.
-    private static func parsePlain(_ bytes: some Collection<UInt8>) -> Result<HostName, Failure>? {
+    private static func parsePlain(_ bytes: [UInt8]) -> Result<HostName, Failure>? {
         var lower: [UInt8] = []
         lower.reserveCapacity(bytes.count)
         var labelStart = 0

@@ -36,7 +36,7 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         let parts = URLParts(scheme: scheme, rest: Substring(rest))
         host = parts.host
         writtenHost = parts.writtenHost
-        port = parts.port ?? URLParts.defaultPorts[scheme]
+        port = parts.port ?? URLParts.defaultPort(of: scheme)
         path = parts.path.isEmpty && parts.host != nil ? "/" : parts.path
     }
 
