@@ -32,7 +32,9 @@ public enum ExitStatus: Int32, Sendable {
     case rejected = 1
     /// A usage error or an invalid URL.
     case usage = 2
-    /// The dispatcher could not be reached and opening directly did not work either.
+    /// The dispatcher could not be reached and opening directly did not work
+    /// either; or it took a URL and stopped before answering (the URL is then
+    /// not opened again: it may already be open).
     case unreachable = 3
 }
 

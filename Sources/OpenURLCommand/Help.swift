@@ -82,7 +82,9 @@ enum Help {
           1  a URL was rejected (a handler discarded it, or the fallback refuses
              URLs like it, e.g. javascript:)
           2  a usage error or an invalid URL
-          3  openurld could not be reached, and opening the URL directly failed too
+          3  openurld could not be reached, and opening the URL directly failed too;
+             or openurld took the URL and stopped before answering (it is not
+             opened again: it may already be open)
 
         Examples:
           openurl https://example.com

@@ -64,6 +64,12 @@ struct OpenCommand {
                 let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
                 report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
                 status = result.accepted ? .accepted : .rejected
+            } catch where error.name == .noReply {
+                // openurld had the URL and stopped, or never answered, before
+                // saying what it decided: it may have opened it already, so
+                // it is not opened again here (fail closed, as the daemon does).
+                Console.error("\(url.text): openurld stopped before answering (\(error.message)); not opened again, as it may already be open")
+                status = .unreachable
             } catch where DispatcherClient.isUnreachable(error) {
                 return (worst, urls[index...], DispatcherClient.unreachableReason(error))
             } catch {

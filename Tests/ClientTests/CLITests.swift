@@ -1,3 +1,5 @@
+import DBus
+import DispatcherAPI
 import Foundation
 import Spawn
 import Testing
@@ -91,6 +93,38 @@ struct CLITests {
             #expect(direct.status == 0, "\(direct.stderr)")
             let status = try await s.openurl("status")
             #expect(status.status == 3 && status.stdout == "openurld is not running on this session bus\n")
+        }
+    }
+
+    /// openurld took the URL and left before answering: it may have opened
+    /// it already, so openurl does not open it a second time (fail closed).
+    @Test func aDaemonThatLeavesBeforeAnsweringIsNotSecondGuessed() async throws {
+        try await withSession(daemon: false) { s in
+            let fake = try await Connection.connect(to: s.bus.address)
+            let (called, call) = AsyncStream.makeStream(of: Void.self)
+            let dictionary = DBusType.dictionary(key: .string, value: .variant)
+            fake.export([ExportedInterface(DispatcherAPI.dispatcherInterface, methods: [
+                ExportedMethod(DispatcherAPI.Member.openURLWithOptions,
+                               arguments: [Argument("url", .string), Argument("options", dictionary)],
+                               results: [Argument("accepted", .boolean), Argument("result", dictionary)],
+                               asyncHandler: { _ in
+                                   call.yield()
+                                   try? await Task.sleep(for: .seconds(3600))
+                                   return []
+                               }),
+            ])], at: DispatcherAPI.objectPath)
+            #expect(try await fake.requestName(DispatcherAPI.busName) == .primaryOwner)
+            async let left = s.openurl("https://left.example/")
+            for await _ in called { break }
+            fake.close()
+            let result = try await left
+            #expect(result.status == 3, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("openurl: https://left.example/: openurld stopped before answering"), "\(result.stderr)")
+            // With nobody owning the name now, openurl opens directly; had it
+            // opened the first URL too, that launch would be recorded first.
+            #expect(try await s.openurl("https://after.example/").status == 0)
+            let records = try await s.tree.waitForRecords(1)
+            #expect(records.map(\.arguments) == [["https://after.example/"]], "\(records.map(\.arguments))")
         }
     }
 
