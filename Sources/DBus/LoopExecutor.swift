@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 
 /// Runs the jobs of tasks started on a connection's loop (see
-/// `Connection.answersCallsOnLoop`) on the loop queue itself.
+/// `Connection.answerCallsOnLoop`) on the loop queue itself.
 ///
 /// Such a task is woken where its reply was read: the poll thread handles a
 /// ready socket on the queue, libdbus completes the pending call, and the

@@ -46,13 +46,7 @@ struct BusTests {
 
     /// Runs `body` with a server connection exporting the test object and a client.
     func withPeers(_ body: (PrivateBus, Connection, Connection) async throws -> Void) async throws {
-        try await withPrivateBus { bus in
-            let server = try await bus.connect()
-            let client = try await bus.connect()
-            defer {
-                client.close()
-                server.close()
-            }
+        try await withConnectedPeers { bus, server, client in
             server.export([Self.testInterface()], at: Self.path)
             try await body(bus, server, client)
         }
@@ -452,5 +446,19 @@ final class Gate: Sendable {
             return state.waiting
         }
         waiting.forEach { $0.resume() }
+    }
+}
+
+/// Runs `body` with two connections to a private bus, a server and a
+/// client, and closes both afterwards.
+func withConnectedPeers(_ body: (PrivateBus, Connection, Connection) async throws -> Void) async throws {
+    try await withPrivateBus { bus in
+        let server = try await bus.connect()
+        let client = try await bus.connect()
+        defer {
+            client.close()
+            server.close()
+        }
+        try await body(bus, server, client)
     }
 }

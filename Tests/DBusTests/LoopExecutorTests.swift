@@ -43,13 +43,7 @@ struct LoopExecutorTests {
 
     @Test(arguments: [true, false])
     func handlersAreAnsweredAndRunWhereTheyShould(onTheLoop: Bool) async throws {
-        try await withPrivateBus { bus in
-            let server = try await bus.connect()
-            let client = try await bus.connect()
-            defer {
-                client.close()
-                server.close()
-            }
+        try await withConnectedPeers { _, server, client in
             if onTheLoop { server.answerCallsOnLoop() }
             server.export([Self.methods(of: server)], at: Self.path)
             let results = try await withThrowingTaskGroup(of: [Bool].self) { group in
