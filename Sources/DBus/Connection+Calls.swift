@@ -20,7 +20,7 @@ extension Connection {
     ///   left the bus; `Disconnected` when this connection closed; `NoReply` with
     ///   "cancelled" when the task was cancelled.
     public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
-        let pending = PendingCall(connection: self, expectedSender: ReplySender(destination: message.destination))
+        let pending = PendingCall(connection: self, destination: message.destination)
         let result: Result<Message, DBusError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 pending.install(continuation)
@@ -49,27 +49,31 @@ extension Connection {
     }
 
     /// Starts a pending call on the loop queue.
-    private func start(_ pending: PendingCall, _ message: Message, timeout: Duration) {
+    func start(_ pending: PendingCall, _ message: Message, timeout: Duration) {
         loop.assertOnQueue()
         guard let raw = loop.raw else {
-            pending.finish(.failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
+            settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
             return
         }
+        // Before the call, so that the bus's answers about the owner precede its reply.
+        if let name = pending.authority.watchedName { watchOwner(for: pending, of: name, on: raw) }
         var handle: OpaquePointer?
         guard dbus_connection_send_with_reply(raw, message.raw, &handle, milliseconds(timeout)) != 0 else {
-            pending.finish(.failure(.noMemory))
+            settle(pending, .failure(.noMemory))
             return
         }
         guard let handle else {
-            pending.finish(.failure(.disconnected("the connection is closed")))
+            settle(pending, .failure(.disconnected("the connection is closed")))
             return
         }
         guard pending.attach(handle) else {  // cancelled before it started
+            stopWatchingOwner(for: pending)
             dbus_pending_call_cancel(handle)
             dbus_pending_call_unref(handle)
             return
         }
         pending.serial = message.serial
+        pending.member = message.member
         pending.deadline = .now() + .milliseconds(Int(milliseconds(timeout)))
         state.withLock { $0.pendingCalls[ObjectIdentifier(pending)] = pending }
         dbus_pending_call_set_notify(handle, pendingCallCompleted, Unmanaged.passRetained(pending).toOpaque()) {
@@ -88,19 +92,23 @@ extension Connection {
         let reply = dbus_pending_call_steal_reply(handle)
         dbus_pending_call_unref(handle)
         guard let reply else {
-            pending.finish(.failure(.noReply("no reply arrived")))
+            settle(pending, .failure(.noReply("no reply arrived")))
             return
         }
         let message = Message(adopting: reply)
-        guard pending.expectedSender.accepts(message) else {
+        switch pending.authority.verdict(for: message) {
+        case .accept:
+            settle(pending, message.error.map { .failure($0) } ?? .success(message))
+        case .failure(let error):
+            settle(pending, .failure(error))
+        case .drop:
             // libdbus matches replies by serial alone, so any peer can answer a
             // call it guessed the serial of. Drop the forgery and keep waiting
             // for the real reply, which now reaches the filter as a stray.
             forgedReplies.add(1, ordering: .relaxed)
+            reportDroppedReply(message, for: pending)
             awaitStrayReply(pending)
-            return
         }
-        pending.finish(message.error.map { .failure($0) } ?? .success(message))
     }
 
     /// Waits in the filter for the reply of a call whose pending-call record
@@ -108,7 +116,7 @@ extension Connection {
     private func awaitStrayReply(_ pending: PendingCall) {
         loop.assertOnQueue()
         guard loop.raw != nil else {
-            pending.finish(.failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
+            settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
             return
         }
         state.withLock { $0.strayReplyWaits[pending.serial] = pending }
@@ -116,8 +124,9 @@ extension Connection {
         timer.schedule(deadline: pending.deadline)
         timer.setEventHandler { [self] in
             timer.cancel()
-            let waiting = state.withLock { $0.strayReplyWaits.removeValue(forKey: pending.serial) }
-            waiting?.finish(.failure(.noReply("no genuine reply arrived within the time limit")))
+            if let waiting = state.withLock({ $0.strayReplyWaits.removeValue(forKey: pending.serial) }) {
+                settle(waiting, .failure(.noReply("no genuine reply arrived within the time limit")))
+            }
         }
         timer.resume()
         pending.strayTimer = timer
@@ -126,20 +135,32 @@ extension Connection {
     /// A reply that no libdbus pending call took: the genuine answer to a
     /// call whose record a forgery consumed, or a stray to drop. Loop queue.
     func receiveStrayReply(_ message: Message) {
-        let waiting: PendingCall? = state.withLock { state in
-            guard let pending = state.strayReplyWaits[message.replySerial], pending.expectedSender.accepts(message) else {
-                return nil
-            }
-            return state.strayReplyWaits.removeValue(forKey: message.replySerial)
+        let found: (PendingCall, ReplyAuthority.Verdict)? = state.withLock { state in
+            guard let pending = state.strayReplyWaits[message.replySerial] else { return nil }
+            let verdict = pending.authority.verdict(for: message)
+            guard verdict != .drop else { return nil }
+            state.strayReplyWaits.removeValue(forKey: message.replySerial)
+            return (pending, verdict)
         }
-        guard let waiting else { return }
+        guard let (waiting, verdict) = found else { return }
         waiting.strayTimer?.cancel()
-        waiting.finish(message.error.map { .failure($0) } ?? .success(message))
+        if case .failure(let error) = verdict {
+            settle(waiting, .failure(error))
+        } else {
+            settle(waiting, message.error.map { .failure($0) } ?? .success(message))
+        }
+    }
+
+    /// Delivers a call's outcome and forgets its owner watch. Loop queue.
+    private func settle(_ pending: PendingCall, _ result: Result<Message, DBusError>) {
+        stopWatchingOwner(for: pending)
+        pending.finish(result)
     }
 
     /// Cancels a pending call on the loop queue after its task was cancelled.
     fileprivate func cancel(_ pending: PendingCall) {
         loop.queue.async { [self] in
+            stopWatchingOwner(for: pending)
             guard let handle = pending.detach() else { return }
             state.withLock { _ = $0.pendingCalls.removeValue(forKey: ObjectIdentifier(pending)) }
             dbus_pending_call_cancel(handle)
@@ -166,11 +187,17 @@ private func pendingCallCompleted(_ handle: OpaquePointer?, _ data: UnsafeMutabl
 /// One outgoing call waiting for its reply: a continuation that can be resumed
 /// only once, and the libdbus pending-call handle while it is live.
 final class PendingCall: @unchecked Sendable {
-    // @unchecked: `state` is behind its mutex; `serial`, `deadline` and
-    // `strayTimer` are written and read only on the connection's loop queue.
+    // @unchecked: `state` is behind its mutex; `authority`, `serial`, `member`,
+    // `deadline` and `strayTimer` are written and read only on the
+    // connection's loop queue, and `completion` is set once, at creation.
     let connection: Connection
-    let expectedSender: ReplySender
+    /// Who may answer; for a well-known destination it learns the owners.
+    var authority: ReplyAuthority
+    /// Called with the outcome instead of resuming a continuation (the
+    /// module's own calls made from the loop, such as `GetNameOwner`).
+    private let completion: (@Sendable (Result<Message, DBusError>) -> Void)?
     var serial: UInt32 = 0
+    var member: MemberName?
     var deadline: DispatchTime = .now()
     var strayTimer: (any DispatchSourceTimer)?
     private let state = Mutex(State())
@@ -188,9 +215,13 @@ final class PendingCall: @unchecked Sendable {
         let raw: OpaquePointer
     }
 
-    init(connection: Connection, expectedSender: ReplySender) {
+    init(
+        connection: Connection, destination: BusName?,
+        completion: (@Sendable (Result<Message, DBusError>) -> Void)? = nil
+    ) {
         self.connection = connection
-        self.expectedSender = expectedSender
+        self.authority = ReplyAuthority(destination: destination)
+        self.completion = completion
     }
 
     func install(_ continuation: CheckedContinuation<Result<Message, DBusError>, Never>) {
@@ -204,6 +235,14 @@ final class PendingCall: @unchecked Sendable {
 
     /// Delivers the outcome; only the first call has any effect.
     func finish(_ result: Result<Message, DBusError>) {
+        if let completion {
+            let first = state.withLock { state in
+                defer { state.early = .failure(.noReply("already finished")) }
+                return state.early == nil
+            }
+            if first { completion(result) }
+            return
+        }
         let continuation: CheckedContinuation<Result<Message, DBusError>, Never>? = state.withLock { state in
             if let continuation = state.continuation {
                 state.continuation = nil
@@ -247,34 +286,5 @@ final class PendingCall: @unchecked Sendable {
             dbus_pending_call_unref(handle)
         }
         finish(.failure(reason))
-    }
-}
-
-/// Who may answer a call: the unique name it was sent to, or the bus itself
-/// (which answers for peers that left, `NoReply`, and for the bus's own methods).
-///
-/// A call to a well-known name cannot be checked without a round trip to learn
-/// its owner. The daemon asks handlers by unique name; what it awaits from
-/// well-known names (an activatable app's `Open`, systemd) only reports how a
-/// launch went, and never chooses which URL is opened or whether.
-struct ReplySender: Sendable {
-    private let expected: String?
-
-    init(destination: BusName?) {
-        guard let name = destination?.rawValue, name.hasPrefix(":") || name == BusName.bus.rawValue else {
-            expected = nil
-            return
-        }
-        expected = name
-    }
-
-    func accepts(_ reply: Message) -> Bool {
-        guard let expected else { return true }
-        guard let sender = reply.sender?.rawValue else {
-            // Made by libdbus itself (the timeout's NoReply): never from a peer,
-            // since the bus fills in every routed message's sender.
-            return reply.kind == .error
-        }
-        return sender == expected || (sender == BusName.bus.rawValue && reply.kind == .error)
     }
 }

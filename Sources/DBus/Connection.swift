@@ -67,8 +67,26 @@ public final class Connection: Sendable {
     public var uniqueName: BusName { state.withLock { $0.uniqueName } ?? BusName(trusted: ":0.0") }
 
     /// How many replies were dropped because they did not come from the peer
-    /// the call was sent to (forged answers; see `ReplySender`).
+    /// the call may be answered by (forged answers; see `ReplyAuthority`).
     public var forgedReplyCount: Int { forgedReplies.load(ordering: .relaxed) }
+
+    /// Runs `handler` on the loop queue for each reply dropped because it did
+    /// not come from anyone the call may be answered by: once per call that a
+    /// forgery reached first (later forgeries for the same call are dropped
+    /// without a word). Replaces an earlier handler.
+    public func onDroppedReply(_ handler: @escaping @Sendable (DroppedReply) -> Void) {
+        state.withLock { $0.droppedReplyHandler = handler }
+    }
+
+    /// Tells the dropped-reply handler about `reply`. Loop queue.
+    func reportDroppedReply(_ reply: Message, for pending: PendingCall) {
+        guard let handler = state.withLock({ $0.droppedReplyHandler }) else { return }
+        let destination: String = switch pending.authority.destination {
+        case .bus: BusName.bus.rawValue
+        case .unique(let name), .wellKnown(let name): name
+        }
+        handler(DroppedReply(sender: reply.sender, destination: BusName(trusted: destination), member: pending.member))
+    }
 
     /// How many of one sender's calls to `async` methods run at once; more
     /// wait, in order, up to `maximumCallsWaitingPerSender`, and beyond that
@@ -133,6 +151,7 @@ public final class Connection: Sendable {
                 // Not inline: libdbus is inside dispatch; tear down after it returns.
                 loop.queue.async { [self] in teardown(.disconnected("the bus closed the connection")) }
             } else {
+                noteOwnerChange(message)
                 deliverSignal(message)
             }
         case .methodReturn, .error:
@@ -153,6 +172,7 @@ public final class Connection: Sendable {
                 state.disconnectHandlers = []
                 state.pendingCalls = [:]
                 state.strayReplyWaits = [:]
+                state.ownerWatches = [:]
                 state.callQueues = CallQueues()  // queued calls are never started on a closed connection
                 state.subscriptions = [:]
             }
@@ -166,6 +186,16 @@ public final class Connection: Sendable {
         dbus_connection_unref(raw)
         for handler in handlers { handler(reason) }
     }
+}
+
+/// A reply that was dropped: it did not come from anyone the call may be answered by.
+public struct DroppedReply: Sendable, Equatable {
+    /// Who sent it (a unique name the bus vouches for).
+    public let sender: BusName?
+    /// Where the call went.
+    public let destination: BusName
+    /// The method called.
+    public let member: MemberName?
 }
 
 /// Writes out the messages still queued on `raw` (the last replies, on a
@@ -188,6 +218,9 @@ struct ConnectionState {
     var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
     /// Calls whose libdbus record a forged reply consumed, by serial.
     var strayReplyWaits: [UInt32: PendingCall] = [:]
+    var droppedReplyHandler: (@Sendable (DroppedReply) -> Void)?
+    /// The owners of the well-known names that calls are waiting on.
+    var ownerWatches: [String: OwnerWatch] = [:]
     /// Deferred method calls running and waiting, by sender.
     var callQueues = CallQueues()
     /// The deferred calls running now, by a number of their own.

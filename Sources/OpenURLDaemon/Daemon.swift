@@ -55,6 +55,11 @@ public enum Daemon {
         // A URL is dispatched on the thread that read it, and a handler's
         // answer continues the walk on the thread that read it.
         connection.answerCallsOnLoop()
+        connection.onDroppedReply { [logger] dropped in
+            logger.warning(
+                "dropped a reply to \(dropped.member?.rawValue ?? "a call") sent to \(dropped.destination) from "
+                    + "\(dropped.sender?.rawValue ?? "nobody"), which the call may not be answered by (a forgery?)")
+        }
 
         var configuration = Dispatcher.Configuration()
         configuration.handlerTimeout = options.handlerTimeout

@@ -2,6 +2,7 @@ import DBus
 import DispatcherAPI
 import Foundation
 import Spawn
+import Synchronization
 import Testing
 import TestSupport
 
@@ -125,6 +126,49 @@ struct CLITests {
             #expect(try await s.openurl("https://after.example/").status == 0)
             let records = try await s.tree.waitForRecords(1)
             #expect(records.map(\.arguments) == [["https://after.example/"]], "\(records.map(\.arguments))")
+        }
+    }
+
+    /// `openurl`'s blocking call goes to the well-known name: a third peer's
+    /// answers to it (accepted, or "openurld is not there", which would make
+    /// openurl open the URL itself) are dropped, and the owner's answer counts.
+    @Test(arguments: ["accepted", "ServiceUnknown"])
+    func forgedAnswersToOpenURLAreIgnored(forgery: String) async throws {
+        try await withSession(daemon: false) { s in
+            let fake = try await Connection.connect(to: s.bus.address)
+            let forger = try await Connection.connect(to: s.bus.address)
+            defer { [fake, forger].forEach { $0.close() } }
+            let (called, call) = AsyncStream.makeStream(of: BusName.self)
+            let (go, goContinuation) = AsyncStream<Void>.makeStream()
+            let gate = Mutex<AsyncStream<Void>?>(go)
+            let dictionary = DBusType.dictionary(key: .string, value: .variant)
+            fake.export([ExportedInterface(DispatcherAPI.dispatcherInterface, methods: [
+                ExportedMethod(DispatcherAPI.Member.openURLWithOptions,
+                               arguments: [Argument("url", .string), Argument("options", dictionary)],
+                               results: [Argument("accepted", .boolean), Argument("result", dictionary)],
+                               asyncHandler: { request in
+                                   call.yield(request.sender)
+                                   if let go = gate.withLock({ $0 }) { for await _ in go { break } }
+                                   return [.boolean(false), ["outcome": Variant("discarded")].dbusValue]
+                               }),
+            ])], at: DispatcherAPI.objectPath)
+            #expect(try await fake.requestName(DispatcherAPI.busName) == .primaryOwner)
+            async let opened = s.openurl("https://bank.example/")
+            var victim: BusName?
+            for await sender in called { victim = sender; break }
+            let template = switch forgery {
+            case "accepted":
+                try Message.reply(
+                    to: try forgedCall(to: victim!), arguments: [.boolean(true), ["outcome": Variant("handled")].dbusValue])
+            default:
+                try Message.errorReply(to: try forgedCall(to: victim!), DBusError(.serviceUnknown, "openurld is gone"))
+            }
+            try forgeReplies(from: forger, to: victim!, serials: 1...200, like: template)
+            _ = try await forger.owner(of: victim!)
+            goContinuation.yield()
+            let result = try await opened
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(s.tree.recorded().isEmpty, "nothing is opened directly")
         }
     }
 

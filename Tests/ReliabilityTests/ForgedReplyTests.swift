@@ -1,8 +1,12 @@
 import DBus
+import Desktop
 import DispatcherAPI
+import Router
+import Routing
 import Synchronization
 import Testing
 import TestSupport
+import XDG
 
 /// A third connection answering the daemon's calls to a handler.
 @Suite(.timeLimit(.minutes(1)))
@@ -58,6 +62,55 @@ struct ForgedReplyTests {
             try forgeReplies(from: forger, to: client.uniqueName, serials: 1...200, strings: ["forged"])
             await #expect(throws: DBusError.self) { try await call.value }
             #expect(client.forgedReplyCount >= 1)
+        }
+    }
+
+    /// The daemon's question to the chooser goes to a well-known name: a
+    /// third peer's answers (a phishing URL chosen, or "no chooser here") are
+    /// dropped, and the chooser that owns the name decides.
+    @Test(arguments: ["chosen", "ServiceUnknown"])
+    func forgedChooserAnswersAreIgnored(forgery: String) async throws {
+        try await withPrivateBus { bus in
+            let chooser = try await bus.connect()
+            let daemon = try await bus.connect()
+            let forger = try await bus.connect()
+            defer { [chooser, daemon, forger].forEach { $0.close() } }
+            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+            let (go, goContinuation) = AsyncStream<Void>.makeStream()
+            let gate = Mutex<AsyncStream<Void>?>(go)
+            chooser.export([ExportedInterface(DispatcherAPI.chooserInterface, methods: [
+                ExportedMethod(
+                    DispatcherAPI.chooseMember,
+                    arguments: [Argument("url", .string), Argument("targets", .array(.dictionary(key: .string, value: .variant))),
+                                Argument("options", .dictionary(key: .string, value: .variant))],
+                    results: [Argument("response", .uint32), Argument("results", .dictionary(key: .string, value: .variant))],
+                    asyncHandler: { _ in
+                        askedContinuation.yield()
+                        if let go = gate.withLock({ $0 }) { for await _ in go { break } }
+                        return DispatcherAPI.ChooserReply.cancelled.arguments
+                    }),
+            ])], at: DispatcherAPI.chooserObjectPath)
+            #expect(try await chooser.requestName(DispatcherAPI.chooserBusName) == .primaryOwner)
+            let browser = ChooserCandidate(target: .application("browser.desktop"), name: "Browser", icon: "")
+            let request = ChoiceRequest(url: try ValidatedURL("https://bank.example/login"), candidates: [browser])
+            let choice = Task { await BusChooser(connection: daemon).choose(request, timeout: .seconds(20)) }
+            for await _ in asked { break }
+            let template = switch forgery {
+            case "chosen":
+                try Message.reply(
+                    to: try forgedCall(to: daemon.uniqueName),
+                    arguments: DispatcherAPI.ChooserReply.chosen(
+                        .application("browser.desktop"), url: "https://phish.example/login", activationToken: nil, remember: .host
+                    ).arguments)
+            default:
+                try Message.errorReply(to: try forgedCall(to: daemon.uniqueName), DBusError(.serviceUnknown, "no chooser here"))
+            }
+            try forgeReplies(from: forger, to: daemon.uniqueName, serials: 1...3000, like: template)
+            _ = try await forger.owner(of: daemon.uniqueName)
+            _ = try await daemon.owner(of: forger.uniqueName)
+            goContinuation.yield()
+            #expect(await choice.value == .cancelled)
+            #expect(daemon.forgedReplyCount >= 1)
         }
     }
 }
