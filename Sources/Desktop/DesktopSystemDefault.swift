@@ -21,26 +21,25 @@ public final class DesktopSystemDefault: SystemDefault {
         launcher = Launcher(environment: environment, connection: connection, reaper: reaper, warn: warn)
     }
 
-    /// Schemes the fallback never opens: they carry code, not a place to go.
-    static let refusedSchemes: [String: String] = [
-        "javascript": "javascript: URLs run code in whatever opens them; the fallback never opens them",
-        "vbscript": "vbscript: URLs run code in whatever opens them; the fallback never opens them",
-        "data": "data: URLs carry their own content, possibly a page with scripts; the fallback never opens them",
-    ]
-
     public func application(for url: ValidatedURL) -> String? {
-        guard Self.refusedSchemes[url.scheme] == nil else { return nil }
-        if url.scheme == "file" {
-            let globs = MimeGlobs.load(database.base)
-            guard let file = try? LocalFile(url, globs: globs) else { return nil }
-            return (try? entry(forType: file.mimeType, globs: globs))?.id
-        }
+        let globs = url.scheme == "file" ? MimeGlobs.load(database.base) : nil
+        guard let admitted = try? admit(url, globs: globs) else { return nil }
+        if let file = admitted.file, let globs { return (try? entry(forType: file.mimeType, globs: globs))?.id }
         return (try? entry(for: url))?.id
     }
 
+    /// Every launch below starts here. `globs`: the MIME database, when the caller has read it already.
+    private func admit(_ url: ValidatedURL, globs: MimeGlobs? = nil) throws(LaunchGate.Refusal) -> AdmittedURL {
+        try LaunchGate.admit(url, globs: globs ?? MimeGlobs.load(database.base))
+    }
+
     public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
-        if let reason = Self.refusedSchemes[url.scheme] { return .refused(reason: reason) }
-        if url.scheme == "file" { return await openFile(url, activationToken: activationToken) }
+        let globs = url.scheme == "file" ? MimeGlobs.load(database.base) : nil
+        let admitted: AdmittedURL
+        do { admitted = try admit(url, globs: globs) } catch { return .refused(reason: error.reason) }
+        if let file = admitted.file, let globs {
+            return await open(admitted, file: file, globs: globs, activationToken: activationToken)
+        }
         let found: DesktopEntry?
         do {
             found = try entry(for: url)
@@ -50,12 +49,14 @@ public final class DesktopSystemDefault: SystemDefault {
         guard let entry = found else {
             return .noApplication(reason: "no application is set up for x-scheme-handler/\(url.scheme)")
         }
-        return await launch(url, with: entry, activationToken: activationToken)
+        return await launch(admitted, with: entry, activationToken: activationToken)
     }
 
     /// Opens `url` with a target (`Open=`): an application, one of its
     /// desktop actions (`id:action`), or a browser profile (`id@profile`).
     public func open(_ url: ValidatedURL, withApplication written: String, activationToken: String?) async -> FallbackResult {
+        let admitted: AdmittedURL
+        do { admitted = try admit(url) } catch { return .refused(reason: error.reason) }
         guard let target = Target(written) else { return .noApplication(reason: "'\(written)' is not a target (ID, ID:ACTION or ID@PROFILE)") }
         let id = target.applicationID
         let catalog: ApplicationCatalog
@@ -81,7 +82,7 @@ public final class DesktopSystemDefault: SystemDefault {
             options = profile.arguments
         }
         do {
-            try await launcher.open(url.text, with: entry, options: options, activationToken: activationToken)
+            try await launcher.open(admitted, with: entry, options: options, activationToken: activationToken)
             return .opened(application: target.description)
         } catch {
             return .launchFailed(application: target.description, reason: error.reason)
@@ -89,7 +90,7 @@ public final class DesktopSystemDefault: SystemDefault {
     }
 
     public func candidates(for url: ValidatedURL, offering wanted: [Target]) -> [ChooserCandidate] {
-        guard Self.refusedSchemes[url.scheme] == nil, url.scheme != "file" else { return [] }
+        guard LaunchGate.refusedSchemes[url.scheme] == nil, url.scheme != "file" else { return [] }
         guard !wanted.isEmpty else { return (try? database.targets(for: url.scheme, system: system)) ?? [] }
         guard let catalog = try? database.catalog() else { return [] }
         // The listed targets whose application is installed, named as `openurl targets` names them.
@@ -110,12 +111,14 @@ public final class DesktopSystemDefault: SystemDefault {
     }
 
     public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
-        await launch(url, with: DesktopEntry(id: name, commandLine: commandLine), activationToken: activationToken)
+        let admitted: AdmittedURL
+        do { admitted = try admit(url) } catch { return .refused(reason: error.reason) }
+        return await launch(admitted, with: DesktopEntry(id: name, commandLine: commandLine), activationToken: activationToken)
     }
 
-    private func launch(_ url: ValidatedURL, with entry: DesktopEntry, activationToken: String?) async -> FallbackResult {
+    private func launch(_ admitted: AdmittedURL, with entry: DesktopEntry, activationToken: String?) async -> FallbackResult {
         do {
-            try await launcher.open(url.text, with: entry, activationToken: activationToken)
+            try await launcher.open(admitted, with: entry, activationToken: activationToken)
             return .opened(application: entry.id)
         } catch {
             return .launchFailed(application: entry.id, reason: error.reason)
@@ -130,21 +133,13 @@ public final class DesktopSystemDefault: SystemDefault {
     /// type (or the nearest of its parent types that has one), as GIO and
     /// xdg-open open files; the dispatcher itself is never chosen, even when
     /// it is the default for `text/html`.
-    private func openFile(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
-        let globs = MimeGlobs.load(database.base)
-        let file: LocalFile
-        do { file = try LocalFile(url, globs: globs) } catch { return .refused(reason: error.reason) }
+    private func open(_ admitted: AdmittedURL, file: LocalFile, globs: MimeGlobs, activationToken: String?) async -> FallbackResult {
         let found: DesktopEntry?
         do { found = try entry(forType: file.mimeType, globs: globs) } catch {
             return .launchFailed(application: nil, reason: "cannot read the application directories: \(error)")
         }
         guard let entry = found else { return .noApplication(reason: "no application is set up for \(file.mimeType) (\(file.path))") }
-        do {
-            try await launcher.open(url.text, localPath: file.path, with: entry, activationToken: activationToken)
-            return .opened(application: entry.id)
-        } catch {
-            return .launchFailed(application: entry.id, reason: error.reason)
-        }
+        return await launch(admitted, with: entry, activationToken: activationToken)
     }
 
     private func entry(forType mimeType: String, globs: MimeGlobs) throws(ResourceExhausted) -> DesktopEntry? {

@@ -36,15 +36,17 @@ public final class Launcher: Sendable {
         public let reason: String
     }
 
-    /// Opens `url` with `entry`.
-    /// - Returns: the PID of a spawned process, `nil` for D-Bus activation.
-    @discardableResult
-    /// - Parameter localPath: for a `file:` URL, its path (for `%f` and `%F`).
+    /// Opens `admitted` with `entry`. Only `LaunchGate` makes an `AdmittedURL`,
+    /// so nothing reaches an application without passing it.
     /// - Parameter options: the application's own options before the URL (a browser
     ///   profile's); a `DBusActivatable` entry is then run from its `Exec`, which can take them.
+    /// - Returns: the PID of a spawned process, `nil` for D-Bus activation.
+    @discardableResult
     public func open(
-        _ url: String, localPath: String? = nil, with entry: DesktopEntry, options: [String] = [], activationToken: String?
+        _ admitted: AdmittedURL, with entry: DesktopEntry, options: [String] = [], activationToken: String?
     ) async throws(Failure) -> pid_t? {
+        let url = admitted.url.text
+        let localPath = admitted.file?.path
         if entry.dbusActivatable, options.isEmpty, let connection, let name = try? BusName(entry.busName) {
             try await activate(name, url: url, token: activationToken, on: connection)
             return nil

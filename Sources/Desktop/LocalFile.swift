@@ -3,29 +3,20 @@ import XDG
 import Glibc
 import Routing
 
-/// A `file:` URL's file, and its MIME type, as the fallback opens it: with
+/// A `file:` URL's file, and its MIME type, as openurld opens it: with
 /// the default application for the file's type (what a desktop sends its
 /// default browser for an HTML file), never for "the file: scheme".
 public struct LocalFile: Sendable, Equatable {
     public let path: String
     public let mimeType: String
 
-    /// Types the fallback refuses to hand on: opening these can run them.
-    /// (A session peer may ask for any file: it must not become a way to
-    /// start a program the person downloaded.)
-    public static let refusedTypes: Set<String> = [
-        "application/x-executable", "application/x-pie-executable", "application/x-sharedlib",
-        "application/x-shellscript", "application/x-desktop", "application/x-ms-dos-executable",
-        "application/x-msdownload", "application/x-msi", "application/x-appimage", "application/x-perl",
-        "application/x-ruby", "text/x-python", "text/x-python3", "application/x-java-archive",
-    ]
-
     /// Why a `file:` URL is not opened.
     public struct Refusal: Error, Equatable, Sendable {
         public let reason: String
     }
 
-    /// - Throws: `Refusal` for another host's file, a missing file, or a type in `refusedTypes`.
+    /// - Throws: `Refusal` for another host's file or a missing file. Whether
+    ///   its type may be opened is `LaunchGate`'s to say.
     public init(_ url: ValidatedURL, globs: MimeGlobs) throws(Refusal) {
         if let host = url.host?.description, !host.isEmpty, host != "localhost" {
             throw Refusal(reason: "file: URLs of other hosts (\(host)) cannot be opened here")
@@ -43,9 +34,6 @@ public struct LocalFile: Sendable, Equatable {
         } else {
             let name = String(decoded.split(separator: "/").last ?? "")
             mimeType = globs.type(ofFileNamed: name) ?? "application/octet-stream"
-        }
-        if Self.refusedTypes.contains(mimeType) {
-            throw Refusal(reason: "\(path) is \(mimeType), which opening could run; the fallback never opens such files")
         }
     }
 }

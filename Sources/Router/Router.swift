@@ -127,7 +127,11 @@ public struct Router<Endpoint: Sendable>: Sendable {
                 let application: String
                 switch launch {
                 case .opened(let started): application = started
-                case .noApplication(let reason), .refused(let reason), .launchFailed(_, let reason):
+                case .refused(let reason):
+                    // What the person chose (an edited address, perhaps) is
+                    // never launched; the default must not open the URL instead.
+                    return .undecided("the chosen \(target) was not given the URL: \(reason)")
+                case .noApplication(let reason), .launchFailed(_, let reason):
                     return .failed("could not launch the chosen \(target): \(reason)")
                 }
                 launched = application

@@ -56,12 +56,16 @@ struct ForgedReplyTests {
                 }),
             ])], at: "/slow")
             let call = Task {
-                try await client.call(server.uniqueName, "/slow", "org.example.Slow", "Wait", timeout: .milliseconds(800))
+                try await client.call(server.uniqueName, "/slow", "org.example.Slow", "Wait", timeout: .seconds(3))
             }
             for await _ in asked { break }
             try forgeReplies(from: forger, to: client.uniqueName, serials: 1...200, strings: ["forged"])
-            await #expect(throws: DBusError.self) { try await call.value }
+            // libdbus answers Peer.Ping itself, after reading what came before it:
+            // the forgeries have been judged when the answer arrives, however loaded the machine.
+            _ = try await forger.call(client.uniqueName, "/", "org.freedesktop.DBus.Peer", "Ping")
             #expect(client.forgedReplyCount >= 1)
+            let timedOut = await #expect(throws: DBusError.self) { try await call.value }
+            #expect(timedOut?.name == .noReply)
         }
     }
 

@@ -44,6 +44,7 @@ public struct DaemonHarness: Sendable {
         limits: HandlerRegistry<HandlerEndpoint>.Limits = .init(),
         fallback: RecordingSystemDefault = RecordingSystemDefault(),
         systemDefault: (@Sendable (Connection) -> any SystemDefault)? = nil,
+        asking: Dispatcher.Asking = .init(),
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
         try await withPrivateBus { bus in
@@ -54,7 +55,8 @@ public struct DaemonHarness: Sendable {
             configuration.walkDeadline = walkDeadline
             configuration.limits = limits
             let dispatcher = try await Daemon.serve(
-                on: daemon, configuration: configuration, systemDefault: systemDefault?(daemon) ?? fallback, logger: .silent)
+                on: daemon, configuration: configuration, systemDefault: systemDefault?(daemon) ?? fallback, logger: .silent,
+                asking: asking)
             try await body(DaemonHarness(bus: bus, daemon: daemon, dispatcher: dispatcher, fallback: fallback))
         }
     }

@@ -1,0 +1,49 @@
+import Routing
+import XDG
+
+/// A URL the launch gate let through: the only thing `Launcher` opens.
+///
+/// Its initializer is private to this file, so every path to an application
+/// (the fallback, `Open=`, `Exec=`, a chosen or remembered target, an edited
+/// address, a handler's rewrite, a file by its type) has passed `LaunchGate`.
+public struct AdmittedURL: Sendable, Equatable {
+    public let url: ValidatedURL
+    /// For a `file:` URL, the file and its type.
+    public let file: LocalFile?
+
+    fileprivate init(url: ValidatedURL, file: LocalFile?) {
+        self.url = url
+        self.file = file
+    }
+}
+
+/// The one check before anything is launched with a URL.
+public enum LaunchGate {
+    /// Schemes never launched: they carry code, not a place to go.
+    public static let refusedSchemes: [String: String] = [
+        "javascript": "javascript: URLs run code in whatever opens them; openurld never opens them",
+        "vbscript": "vbscript: URLs run code in whatever opens them; openurld never opens them",
+        "data": "data: URLs carry their own content, possibly a page with scripts; openurld never opens them",
+    ]
+
+    /// Why a URL is not launched.
+    public struct Refusal: Error, Equatable, Sendable {
+        public let reason: String
+    }
+
+    /// Lets `url` through, or says why not: a refused scheme; a `file:` URL
+    /// of another host, of a missing file, or of a type that can run
+    /// (`RunnableTypes`, through the database's aliases and parent types).
+    public static func admit(_ url: ValidatedURL, globs: @autoclosure () -> MimeGlobs) throws(Refusal) -> AdmittedURL {
+        if let reason = refusedSchemes[url.scheme] { throw Refusal(reason: reason) }
+        guard url.scheme == "file" else { return AdmittedURL(url: url, file: nil) }
+        let globs = globs()
+        let file: LocalFile
+        do { file = try LocalFile(url, globs: globs) } catch { throw Refusal(reason: error.reason) }
+        if let root = globs.runnableRoot(of: file.mimeType) {
+            let kind = root == globs.canonical(file.mimeType) ? file.mimeType : "\(file.mimeType), a kind of \(root)"
+            throw Refusal(reason: "\(file.path) is \(kind), which opening could run; openurld never opens such files")
+        }
+        return AdmittedURL(url: url, file: file)
+    }
+}

@@ -1,0 +1,153 @@
+import DBus
+import Desktop
+import DispatcherAPI
+import Foundation
+import OpenURLDaemon
+import Router
+import Routing
+import Testing
+import TestSupport
+import XDG
+
+/// One gate before every launch (`LaunchGate`): refused schemes and runnable
+/// file types are refused on every path to an application, and runnable
+/// types are found through the MIME database's aliases and parent types.
+@Suite(.timeLimit(.minutes(1)))
+struct LaunchGateTests {
+    static let reaper = ChildReaper()
+
+    /// The machine's own MIME database, read as the fallback reads it.
+    static func machineDatabase() throws -> MimeGlobs {
+        let mime = "/usr/share/mime/"
+        try #require(FileManager.default.fileExists(atPath: mime + "globs2"), "shared-mime-info is not installed")
+        func read(_ name: String) -> String? { try? String(contentsOfFile: mime + name, encoding: .utf8) }
+        return MimeGlobs(directories: [(read("globs2"), read("aliases"), read("subclasses"))])
+    }
+
+    @Test(arguments: [
+        ("x.AppImage", true), ("x.appimage", true), ("x.csh", true), ("x.lua", true), ("x.awk", true),
+        ("x.jnlp", true), ("x.pyc", true), ("x.sh", true), ("x.desktop", true), ("x.exe", true), ("x.jar", true),
+        ("x.py", true), ("x.pl", true), ("x.rb", true), ("x.msi", true), ("x.apk", true), ("x.php", true),
+        ("x.txt", false), ("x.html", false), ("x.pdf", false), ("x.png", false), ("x.c", false), ("x.md", false),
+    ])
+    func runnableTypesFollowTheMachinesDatabase(name: String, runnable: Bool) throws {
+        let globs = try Self.machineDatabase()
+        let type = try #require(globs.type(ofFileNamed: name), "\(name) has a type")
+        #expect((globs.runnableRoot(of: type) != nil) == runnable, "\(name) is \(type)")
+    }
+
+    @Test func aliasesAndSubclassesAreFollowed() {
+        // As update-mime-database writes them: a type known to this database
+        // only as a subclass, and a root spelled by its alias.
+        let globs = MimeGlobs(directories: [(
+            "50:application/x-new-script:*.newscript\n50:application/x-old-exe:*.oldexe\n50:text/plain:*.txt\n",
+            "application/x-old-exe application/x-executable\n",
+            "application/x-new-script application/x-shellscript\n"
+        )])
+        #expect(globs.runnableRoot(of: "application/x-new-script") == "application/x-executable"
+            || globs.runnableRoot(of: "application/x-new-script") == "application/x-shellscript")
+        #expect(globs.runnableRoot(of: "application/x-old-exe") == "application/x-executable")
+        #expect(globs.runnableRoot(of: "text/plain") == nil)
+        #expect(RunnableTypes.roots.allSatisfy { !$0.source.isEmpty })
+    }
+
+    /// A tree with the machine's MIME database, a recorder app that claims
+    /// every scheme and type, and one file of each kind.
+    func gatedTree() throws -> (XDGTree, [String: String]) {
+        let tree = try XDGTree()
+        for name in ["globs2", "aliases", "subclasses"] {
+            try tree.write("usr/share/mime/" + name, try String(contentsOfFile: "/usr/share/mime/" + name, encoding: .utf8))
+        }
+        let types = ["application/vnd.appimage", "application/x-csh", "text/x-lua", "application/x-java-jnlp-file",
+                     "application/x-python-bytecode", "application/x-shellscript", "text/plain", "application/x-executable"]
+        let schemes = ["javascript", "vbscript", "data", "https"].map { "x-scheme-handler/" + $0 }
+        try tree.write("data/applications/any.desktop", """
+            [Desktop Entry]
+            Type=Application
+            Name=Any
+            Exec=recorder any %u
+            MimeType=\((schemes + types).joined(separator: ";"));
+            """)
+        var files: [String: String] = [:]
+        for name in ["run.AppImage", "run.csh", "run.lua", "run.jnlp", "run.pyc", "run.sh", "notes.txt"] {
+            try tree.write("home/" + name, "#!/bin/sh\n")
+            files[name] = "file://" + tree.root + "/home/" + name
+        }
+        return (tree, files)
+    }
+
+    static let refusedURLs = ["javascript:alert(1)", "vbscript:msgbox(1)", "data:text/html,<script>alert(1)</script>"]
+
+    @Test(arguments: ["fallback", "Open=", "Exec="])
+    func everyEntryToTheLauncherPassesTheGate(path: String) async throws {
+        let (tree, files) = try gatedTree()
+        let fallback = DesktopSystemDefault(environment: tree.environment, connection: nil, reaper: Self.reaper)
+        func open(_ text: String) async throws -> FallbackResult {
+            let url = try ValidatedURL(text)
+            switch path {
+            case "fallback": return await fallback.open(url, activationToken: nil)
+            case "Open=": return await fallback.open(url, withApplication: "any.desktop", activationToken: nil)
+            default: return await fallback.run("recorder exec %u", with: url, name: "exec", activationToken: nil)
+            }
+        }
+        for text in Self.refusedURLs + files.filter({ $0.key != "notes.txt" }).map(\.value) {
+            let result = try await open(text)
+            guard case .refused(let reason) = result else {
+                Issue.record("\(path): \(text) was not refused: \(result)")
+                continue
+            }
+            #expect(!reason.isEmpty)
+        }
+        // The control: the same path opens a plain text file.
+        let result = try await open(files["notes.txt"]!)
+        #expect(result == .opened(application: path == "Exec=" ? "exec" : "any.desktop"), "\(result)")
+        let records = try await tree.waitForRecords(1)
+        #expect(records.map(\.arguments) == [[files["notes.txt"]!]], "only the control was launched")
+    }
+
+    /// A chooser that picks `any.desktop` and, as if the person edited the
+    /// address with Ctrl+L, returns another URL.
+    struct EditingChooser: Chooser {
+        let edited: String
+        func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
+            guard let url = try? ValidatedURL(edited) else { return .lost("bad test URL") }
+            return .target(.application("any.desktop"), url: url, activationToken: nil, remember: .none)
+        }
+    }
+
+    @Test(arguments: refusedURLs + ["file-csh"])
+    func anEditedAddressPassesTheGate(edited: String) async throws {
+        let (tree, files) = try gatedTree()
+        let target = edited == "file-csh" ? files["run.csh"]! : edited
+        try await DaemonHarness.with(
+            systemDefault: { connection in
+                DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+            },
+            asking: .init(chooser: EditingChooser(edited: target))
+        ) { d in
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            let (accepted, result) = try await d.openWithOptions(client, "https://example.com/", ["ask": Variant(true)])
+            #expect(!accepted, "\(result)")
+            #expect(result["outcome"] == Variant("undecided"), "the default does not open the URL instead: \(result)")
+            #expect(tree.recorded().isEmpty)
+        }
+    }
+
+    @Test(arguments: refusedURLs)
+    func aHandlersRewritePassesTheGate(rewrite: String) async throws {
+        let (tree, _) = try gatedTree()
+        try await DaemonHarness.with(systemDefault: { connection in
+            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        }) { d in
+            let handler = try await d.bus.connect()
+            let client = try await d.bus.connect()
+            defer { [handler, client].forEach { $0.close() } }
+            try await d.register(handler, spec(["https"], name: "rewriter")) { _, _ in answer("systemAction", rewrite) }
+            let (accepted, result) = try await d.openWithOptions(client, "https://example.com/")
+            #expect(!accepted)
+            #expect(result["outcome"] == Variant("refused"), "\(result)")
+            #expect(tree.recorded().isEmpty)
+        }
+    }
+}
