@@ -1,11 +1,11 @@
 // swift-tools-version: 6.0
 //
 // Layering, bottom to top (each target imports only those below it):
+//   SafeText      pure: peer text escaped for logs, terminals and error messages
 //   CDBus         libdbus as a system library; only DBus imports it
 //   DBus          validated names, values, messages, a connection and its event loop
 //   CSpawn        the C side of spawning: posix_spawn with a reset signal mask and closed descriptors
 //   Spawn         posix_spawn with a clean signal state and no inherited descriptors
-//   SafeText      pure: peer text escaped for logs and terminals
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode)
 //   Routing       pure: URL validation, handler specs, the innermost-first walk
 //   LinearRegex   pure: regular expressions matched in linear time (for rules)
@@ -38,15 +38,15 @@ let package = Package(
         .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection", "HostNames"]),
     ],
     targets: [
+        .target(name: "SafeText"),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "DBus", dependencies: ["CDBus", "SafeText"]),
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn"]),
-        .target(name: "SafeText"),
         .target(name: "HostNames", dependencies: ["SafeText"]),
         .target(name: "Routing", dependencies: ["HostNames", "SafeText"]),
         .target(name: "LinearRegex"),

@@ -1,4 +1,5 @@
 import CDBus
+import SafeText
 
 /// A D-Bus message: a method call, a reply, an error or a signal.
 ///
@@ -121,8 +122,10 @@ extension Message {
 
     /// An error reply to `call`.
     public static func errorReply(to call: Message, _ error: DBusError) throws(DBusError) -> Message {
-        // The message text came from our code or a peer; a NUL would truncate it.
-        let text = String(error.message.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }.map(Character.init))
+        // The text often quotes a peer's input, and reaches GIO's dialogs, a
+        // terminal, a log: control, bidi and invisible characters (NUL,
+        // which would truncate it, among them) are spelled out, as logs spell them.
+        let text = displayable(error.message)
         guard let raw = dbus_message_new_error(call.raw, error.name.rawValue, text) else { throw .noMemory }
         return Message(adopting: raw)
     }

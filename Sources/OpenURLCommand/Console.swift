@@ -6,7 +6,12 @@ import SafeText
 /// (handler names, rule values, hosts): nothing printed can drive the terminal.
 enum Console {
     static func out(_ text: String) { write(1, safeLines(text)) }
-    static func error(_ text: String) { write(2, "openurl: " + safeLines(text) + "\n") }
+    /// One error line: a newline in it (a file name may have one) is spelled
+    /// out like every other control character, so it cannot forge a second
+    /// line; `hint`, our own text, follows on a line of its own.
+    static func error(_ text: String, hint: String? = nil) {
+        write(2, "openurl: " + displayable(text) + "\n" + (hint.map { $0 + "\n" } ?? ""))
+    }
 
     static func safeLines(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }

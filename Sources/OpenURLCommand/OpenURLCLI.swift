@@ -21,7 +21,7 @@ public enum OpenURLCLI {
             command = try Command.parse(arguments)
         } catch {
             let hint = error.topic.map { "openurl \($0) --help" } ?? "openurl --help"
-            Console.error("\(error.description)\nTry '\(hint)' for more information.")
+            Console.error(error.description, hint: "Try '\(hint)' for more information.")
             return .finished(ExitStatus.usage.rawValue)
         }
         if let status = synchronous(command, environment: environment) { return .finished(status.rawValue) }

@@ -185,7 +185,11 @@ public final class Dispatcher: Sendable {
         if let handler = dispatch.handler { line += " by handler \(handler)" }
         if let rule = dispatch.rule { line += " by rule '\(rule)'" }
         if let application = dispatch.application { line += " with \(application)" }
-        if let message = dispatch.message { line += ": \(message)" }
+        if let message = dispatch.message {
+            // A file's path is the URL's path, and the reasons for files name
+            // it: without --verbose only scheme and host are logged.
+            line += ": " + (configuration.verbose || url.scheme != "file" ? message : "(the reason names the file; --verbose logs it)")
+        }
         logger.info(line)
         for entry in dispatch.trace {
             let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"

@@ -35,8 +35,20 @@ public struct Logger: Sendable {
 
     /// Passes `message` on with control, bidirectional and invisible
     /// characters escaped (`SafeText.displayable`): log lines carry peers' text.
+    /// A line is cut at this many bytes of escaped text, so that no peer
+    /// (a long host, a handler's long error) can flood the journal.
+    public static let maximumLineBytes = 1000
+
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
-        if level <= threshold { sink(level, displayable(message())) }
+        guard level <= threshold else { return }
+        let text = displayable(message())
+        guard text.utf8.count > Self.maximumLineBytes else { return sink(level, text) }
+        var cut = ""
+        for character in text {
+            guard cut.utf8.count + character.utf8.count <= Self.maximumLineBytes - 40 else { break }
+            cut.append(character)
+        }
+        sink(level, cut + "… (\(text.utf8.count - cut.utf8.count) more bytes)")
     }
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }

@@ -44,7 +44,11 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
 
     /// The scheme, host and nothing else: what may be logged without `--verbose`.
     public var redacted: String {
-        host.map { "\(scheme)://\($0)/…" } ?? "\(scheme):…"
+        guard let host = host?.description else { return "\(scheme):…" }
+        // A DNS name has at most 253 characters; a longer host is cut, so
+        // that no URL makes a log line of kilobytes.
+        guard host.utf8.count > 253 else { return "\(scheme)://\(host)/…" }
+        return "\(scheme)://\(host.prefix(200))…(\(host.utf8.count) bytes)/…"
     }
 
     /// The lowercase scheme, or an error saying why there is none.

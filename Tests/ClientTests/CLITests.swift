@@ -235,6 +235,10 @@ struct CLITests {
             #expect(evil.status == 1 && evil.stderr.contains("is application/x-desktop, which opening could run"), "\(evil.stderr)")
             let missing = try await s.openurl("file:///nonexistent/page.html")
             #expect(missing.status == 1 && missing.stderr.contains("/nonexistent/page.html does not exist"), "\(missing.stderr)")
+            // A newline in a file's name cannot start a line of its own.
+            let forged = try await s.openurl("file:///nonexistent/a%0Aopenurl:%20forged.html")
+            #expect(forged.status == 1 && forged.stderr.split(separator: "\n").count == 1, "\(forged.stderr)")
+            #expect(forged.stderr.contains("a\\u{A}openurl: forged.html"), "\(forged.stderr)")
             let remote = try await s.openurl("file://elsewhere.example/etc/passwd")
             #expect(remote.status == 1 && remote.stderr.contains("file: URLs of other hosts (elsewhere.example)"), "\(remote.stderr)")
             let plain = try await s.openurl(s.tree.root + "/home/notes.txt")

@@ -27,6 +27,34 @@ struct PeerTextTests {
         }
     }
 
+    /// Error replies often quote the caller's input; every one the daemon
+    /// sends spells out control and bidi characters (`Message.errorReply`),
+    /// whichever method made it: they reach GIO's dialogs and terminals.
+    @Test func errorRepliesNeverCarryRawPeerText() async throws {
+        try await DaemonHarness.with { d in
+            let client = try await d.bus.connect()
+            defer { client.close() }
+            let calls: [(InterfaceName, MemberName, [Value])] = [
+                ("org.freedesktop.Application", "Open", [.array(.string, [.string(Self.hostile)]), [String: Variant]().dbusValue]),
+                ("org.freedesktop.Application", "ActivateAction", [.string(Self.hostile), .array(.variant, []), [String: Variant]().dbusValue]),
+                ("org.freedesktop.DBus.Properties", "Get", [.string(DispatcherAPI.dispatcherInterface.rawValue), .string(Self.hostile)]),
+                (DispatcherAPI.dispatcherInterface, "DetectLinks", [.string("text"), ["kinds": Variant([Self.hostile])].dbusValue]),
+                (DispatcherAPI.dispatcherInterface, "OpenURL", [.string(Self.hostile)]),
+            ]
+            var quoting = 0
+            for (interface, member, arguments) in calls {
+                let error = await #expect(throws: DBusError.self, "\(member)") {
+                    try await client.call(DispatcherAPI.busName, DispatcherAPI.objectPath, interface, member, arguments)
+                }
+                guard let error else { continue }
+                #expect(Self.isClean(error.message), "\(member): \(error.message.debugDescription)")
+                if error.message.contains("\\u{1B}") { quoting += 1 }
+            }
+            // Those that quote the input spell the characters out.
+            #expect(quoting >= 3)
+        }
+    }
+
     @Test func peerTextInTheLogIsEscapedAndRuleFailuresLogNoPath() async throws {
         let tree = try XDGTree()
         try tree.app("fallback.desktop", schemes: ["https"])
@@ -54,7 +82,14 @@ struct PeerTextTests {
                 [.objectPath("/h"), ["schemes": Variant(["https"]), "hosts": Variant(["peer.example"]), "name": Variant("peer")].dbusValue])
             _ = try await client.open("https://peer.example/x")
             _ = try await client.open("https://mirror.example/SECRET-PATH?SECRET-QUERY")
+            // A file's path is its URL's path: refused, missing or unopenable, it is not logged.
+            _ = try? await client.open("file:///SECRET-DIR/missing.txt")
+            _ = try? await client.open("file://" + tree.root + "/bin/recorder")
+            // A very long host is cut short in the log line.
+            let long = String(repeating: "a", count: 60) + "."
+            _ = try? await client.open("https://" + String(repeating: long, count: 300) + "example/")
             let text = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(text.split(separator: "\n").allSatisfy { $0.utf8.count <= 1024 }, "every line is bounded")
             #expect(text.contains("failed: org.freedesktop.DBus.Error.Failed: evil\\u{1B}[2J"), "\(text)")
             #expect(Self.isClean(text))
             #expect(text.contains("rule 'mirror'"))
