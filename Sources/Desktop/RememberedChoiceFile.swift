@@ -17,28 +17,32 @@ public struct RememberedChoiceFile: Sendable {
         path = RuleFiles.directories(base)[0] + "/" + RememberedChoices.fileName
     }
 
-    /// One read-change-write at a time in this process: two walks remembering
-    /// at once would otherwise each write the file as it was before the other.
-    private static let editing = Mutex(())
-
-    /// Adds (or replaces) the rule for `choice`, atomically.
-    public func remember(_ choice: RememberedChoice) throws(WriteError) {
+    /// Adds (or replaces) the rule for `choice`. The file is edited as
+    /// `FileSystem.edit` edits: one edit at a time across processes, through
+    /// a symlink, never over a file it could not read, keeping every byte of
+    /// the other rules.
+    public func remember(_ choice: RememberedChoice) throws(EditError) {
         let entry = RememberedChoices.Entry(
             host: choice.host, includesSubdomains: choice.includesSubdomains,
             schemes: RememberedChoices.Entry.schemes(for: choice.scheme), target: choice.target, priority: choice.priority)
-        try Self.editing.withLock { _ throws(WriteError) in
-            try FileSystem.replace(path, with: RememberedChoices.adding(entry, to: (try? FileSystem.read(path)) ?? nil))
+        // Never a rule the loader would refuse, which would break `check-rules` from then on.
+        let (rules, diagnostics) = RuleParser.parse(entry.text, path: path)
+        guard rules.count == 1, diagnostics.isEmpty else {
+            throw EditError("a rule for \(choice.host) cannot be written: \(diagnostics.map(\.description).joined(separator: "; "))")
         }
+        try FileSystem.edit(path) { text in RememberedChoices.adding(entry, to: text) }
     }
 
     /// Removes the remembered rules for `host`; returns the names removed.
-    public func forget(_ host: String) throws(WriteError) -> [String] {
-        try Self.editing.withLock { _ throws(WriteError) in
-            guard let text = (try? FileSystem.read(path)) ?? nil else { return [] }
-            let (kept, removed) = RememberedChoices.forgetting(host, in: text)
-            if !removed.isEmpty { try FileSystem.replace(path, with: kept) }
-            return removed
+    public func forget(_ host: String) throws(EditError) -> [String] {
+        var removed: [String] = []
+        try FileSystem.edit(path) { text in
+            guard let text else { return nil }
+            let result = RememberedChoices.forgetting(host, in: text)
+            removed = result.removed
+            return result.removed.isEmpty ? nil : result.text
         }
+        return removed
     }
 
     /// The remembered rules, as the daemon loads them.
@@ -63,7 +67,9 @@ public final class RememberScopes: Sendable {
 
     /// `nil` when the URL has no host to remember an answer for.
     public func targets(for url: ValidatedURL) -> RememberTargets? {
-        guard case .name(let host)? = url.host, !host.isEmpty else { return nil }
+        // A remembered host is exact: a host with `*` (`https://*.bank.example/`)
+        // would be written as a pattern covering every subdomain.
+        guard case .name(let host)? = url.host, !host.isEmpty, !host.contains("*") else { return nil }
         let suffixes = list.withLock { cached in
             if cached == nil {
                 cached = .some(paths.lazy.compactMap { (try? FileSystem.read($0)) ?? nil }.first.map(PublicSuffixList.init))

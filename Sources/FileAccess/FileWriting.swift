@@ -12,6 +12,11 @@ extension FileSystem {
     /// Missing parent directories are made (mode 0700); an existing file's
     /// mode is kept.
     public static func replace(_ path: String, with text: String) throws(WriteError) {
+        try replace(path, bytes: Array(text.utf8))
+    }
+
+    /// `replace(_:with:)` for bytes.
+    static func replace(_ path: String, bytes content: [UInt8]) throws(WriteError) {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !directory.isEmpty { makeDirectories(directory) }
         var mode: mode_t = 0o644
@@ -20,7 +25,7 @@ extension FileSystem {
         let temporary = path + ".openurl-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw WriteError(errno: errno) }
-        var bytes = Array(text.utf8)[...]
+        var bytes = content[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }

@@ -25,57 +25,50 @@ struct DefaultsCommands {
     func set(_ types: [String], makeDefault: Bool) -> ExitStatus {
         let base = BaseDirectories(environment: environment)
         let path = base.configHome + "/mimeapps.list"
-        // A missing file is empty; one that exists but cannot be read (or is
-        // over the size limit) is never replaced.
-        let original: String
-        if let text = try? FileSystem.read(path) {
-            original = text
-        } else if !FileSystem.exists(path) {
-            original = ""
-        } else {
-            Console.error("\(path): cannot be read (or is larger than 1 MiB); not changed")
-            return .rejected
-        }
-        var editor: MimeAppsEditor
-        do {
-            editor = try MimeAppsEditor(original)
-        } catch {
-            Console.error("\(path): \(error); not changed")
-            return .rejected
-        }
-        guard let catalog = readCatalog() else { return .rejected }
-        if makeDefault, let problem = installationProblem(base, catalog) {
-            Console.error(problem + "; \(path) not changed")
-            return .rejected
-        }
-        let system = DesktopDatabase.system(path: environment["PATH"])
+        // Edited as FileSystem.edit edits: one edit at a time across processes,
+        // through a symlink, never over a file it could not read whole, and
+        // keeping every byte of the lines it does not change.
         var report = ""
-        for type in types {
-            let previous = catalog.defaultApplication(for: type, system: system)?.id
-            let before = editor.defaults(for: type)?.first ?? previous
-            if makeDefault {
-                editor.makeDefault(Self.dispatcherID, for: type, previous: previous)
-            } else {
-                editor.removeDefault(Self.dispatcherID, for: type)
+        var failure: String?
+        do {
+            try FileSystem.edit(path) { (text: String?) throws(EditError) -> String? in
+                let original = text ?? ""
+                var editor: MimeAppsEditor
+                do {
+                    editor = try MimeAppsEditor(original)
+                } catch {
+                    throw EditError("\(path): \(error); not changed")
+                }
+                guard let catalog = readCatalog() else { failure = ""; return nil }
+                if makeDefault, let problem = installationProblem(base, catalog) {
+                    throw EditError(problem + "; \(path) not changed")
+                }
+                let system = DesktopDatabase.system(path: environment["PATH"])
+                for type in types {
+                    let previous = catalog.defaultApplication(for: type, system: system)?.id
+                    let before = editor.defaults(for: type)?.first ?? previous
+                    if makeDefault {
+                        editor.makeDefault(Self.dispatcherID, for: type, previous: previous)
+                    } else {
+                        editor.removeDefault(Self.dispatcherID, for: type)
+                    }
+                    let after = editor.defaults(for: type)?.first
+                    let label = type.hasPrefix("x-scheme-handler/") ? String(type.dropFirst(17)) : type
+                    let fallback = previous.map { " (\($0) kept as fallback)" } ?? " (no other application for it: such URLs will be rejected)"
+                    switch (makeDefault, before == after) {
+                    case (true, true): report += "\(label): already \(Self.dispatcherID)\(fallback)\n"
+                    case (true, false): report += "\(label): \(before ?? "(none)") → \(Self.dispatcherID)\(fallback)\n"
+                    case (false, true): report += "\(label): unchanged (\(before ?? "no default"))\n"
+                    case (false, false): report += "\(label): \(Self.dispatcherID) → \(after ?? previous ?? "(none)")\n"
+                    }
+                }
+                return editor.text == original ? nil : editor.text
             }
-            let after = editor.defaults(for: type)?.first
-            let label = type.hasPrefix("x-scheme-handler/") ? String(type.dropFirst(17)) : type
-            let fallback = previous.map { " (\($0) kept as fallback)" } ?? " (no other application for it: such URLs will be rejected)"
-            switch (makeDefault, before == after) {
-            case (true, true): report += "\(label): already \(Self.dispatcherID)\(fallback)\n"
-            case (true, false): report += "\(label): \(before ?? "(none)") → \(Self.dispatcherID)\(fallback)\n"
-            case (false, true): report += "\(label): unchanged (\(before ?? "no default"))\n"
-            case (false, false): report += "\(label): \(Self.dispatcherID) → \(after ?? previous ?? "(none)")\n"
-            }
+        } catch {
+            Console.error(error.description)
+            return .rejected
         }
-        if editor.text != original {
-            do {
-                try FileSystem.replace(path, with: editor.text)
-            } catch {
-                Console.error("cannot write \(path): \(error.description)")
-                return .rejected
-            }
-        }
+        if failure != nil { return .rejected }
         Console.out(report)
         return .accepted
     }

@@ -42,7 +42,7 @@ public enum RememberedChoices {
         /// The rule's name: `remembered example.com`, or `remembered *.example.com`.
         public var ruleName: String { namePrefix + (includesSubdomains ? "*." : "") + host }
 
-        var text: String {
+        public var text: String {
             let hosts = includesSubdomains ? [host, "*." + host] : [host]
             return """
                 [Rule \(ruleName)]

@@ -713,7 +713,7 @@ struct CLITests {
             try s.tree.write("config/mimeapps.list", huge)
             let result = try await s.openurl("set-default")
             #expect(result.status == 1)
-            #expect(result.stderr.contains("cannot be read (or is larger than 1 MiB); not changed"))
+            #expect(result.stderr.contains("is 1200023 bytes, over the 1 MiB (1048576 bytes) openurld reads; not changed"), "\(result.stderr)")
             #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == huge)
         }
     }
