@@ -1,4 +1,5 @@
 import DBus
+import Dispatch
 import DispatcherAPI
 import Glibc
 import Router
@@ -83,6 +84,16 @@ public final class ChooserService: Sendable {
         } catch {
             return fail("cannot own \(DispatcherAPI.chooserBusName): \(error.message)")
         }
+        // SIGTERM and SIGINT (a session ending, `systemctl stop`) end the
+        // service as idleness does: status 0, said in the log.
+        let stops = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { event.yield(128 + number) }
+            source.resume()
+            return source
+        }
+        defer { stops.forEach { $0.cancel() } }
         let idleWatch = idleExit.map { limit in
             Task {
                 while !Task.isCancelled {
@@ -94,6 +105,12 @@ public final class ChooserService: Sendable {
         }
         defer { idleWatch?.cancel() }
         for await status in events {
+            if status > 128 {
+                let line = "<6>\(program): received \(status == 128 + SIGTERM ? "SIGTERM" : "SIGINT"); exiting\n"
+                _ = line.withCString { write(2, $0, strlen($0)) }
+                connection.close()
+                return 0
+            }
             if status == 0 {
                 // Released first, so that a new request starts a new chooser instead of reaching this one.
                 try? await connection.releaseName(DispatcherAPI.chooserBusName)

@@ -1,3 +1,4 @@
+import Dispatch
 import DispatcherAPI
 import Router
 import SafeText
@@ -47,10 +48,23 @@ public final class DmenuChooser: Sendable {
     }
 
     /// Shows the menu for `request` once every earlier menu has closed,
-    /// closing it after `timeout` (the daemon's wait; by default its default).
+    /// closing it `timeout` after the request came (the daemon's wait; by
+    /// default its default); a request whose time ran out while it waited
+    /// is cancelled without a menu.
     public func choose(_ request: ChoiceRequest, within timeout: Duration? = nil) async -> DispatcherAPI.ChooserReply {
+        // Nanoseconds as a plain integer across the wait: a `Duration` or a
+        // clock instant held across this suspension was seen corrupted (its
+        // `components` trapped) in debug builds of this toolchain.
+        let (seconds, attoseconds) = (timeout ?? DispatcherAPI.chooserDeadline).components
+        let deadline = DispatchTime.now().uptimeNanoseconds
+            &+ UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
         await waitForTurn()
         defer { endTurn() }
+        // The daemon stopped waiting while earlier menus were up: showing
+        // this one now would ask about a link that can no longer be opened.
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard deadline > now &+ 100_000_000 else { return .cancelled }
+        let left = Duration.nanoseconds(Int64(clamping: deadline - now))
         guard let program = command.first, let path = findExecutable(program, path: environment["PATH"]) else {
             return .cancelled
         }
@@ -59,7 +73,7 @@ public final class DmenuChooser: Sendable {
         let input = Array((Self.lines(for: request).joined(separator: "\n") + "\n").utf8)
         guard let run = try? await runCapturingOutput(
             path, arguments: arguments, environment: environment.map { $0.key + "=" + $0.value }, input: input,
-            deadline: timeout ?? DispatcherAPI.chooserDeadline),
+            deadline: left),
             run.status == 0
         else { return .cancelled }
         return Self.reply(to: String(decoding: run.output, as: UTF8.self), for: request)

@@ -39,6 +39,7 @@ extension DispatcherAPI {
             if let app = choice.callerAppID, !app.isEmpty { options["caller-app-id"] = Variant(app) }
             if let rule = choice.rule { options["rule"] = Variant(rule) }
             if let linkText = choice.linkText { options["link-text"] = Variant(linkText) }
+            if choice.omitted > 0 { options["omitted-targets"] = Variant(UInt32(clamping: choice.omitted)) }
             options["remember"] = Variant(choice.remember != nil)
             if let timeout { options["timeout"] = Variant(UInt32(clamping: timeout.components.seconds)) }
             if let remember = choice.remember {
@@ -54,7 +55,8 @@ extension DispatcherAPI {
             let (text, listed, options) = try arguments.decode(String.self, [[String: Variant]].self, [String: Variant].self)
             let url: ValidatedURL
             do { url = try ValidatedURL(text) } catch { throw .invalidArgs("url: \(error.message)") }
-            guard !listed.isEmpty, listed.count <= 256 else { throw .invalidArgs("targets: give 1 to 256 targets, not \(listed.count)") }
+            let most = ChoiceRequest.maximumCandidates
+            guard !listed.isEmpty, listed.count <= most else { throw .invalidArgs("targets: give 1 to \(most) targets, not \(listed.count)") }
             var candidates: [ChooserCandidate] = []
             for entry in listed {
                 guard let id = entry["id"]?.get(String.self), let target = Target(id) else {
@@ -70,6 +72,7 @@ extension DispatcherAPI {
                 callerAppID: options["caller-app-id"]?.get(String.self), rule: options["rule"]?.get(String.self),
                 remember: mayRemember ? host.map { RememberTargets(host: $0, domain: options["remember-domain"]?.get(String.self)) } : nil,
                 linkText: options["link-text"]?.get(String.self))
+            choice.omitted = options["omitted-targets"]?.get(UInt32.self).map(Int.init) ?? 0
             timeout = options["timeout"]?.get(UInt32.self).map { .seconds(Int64($0)) }
         }
     }

@@ -37,8 +37,18 @@ struct OpenCommand {
         return urls
     }
 
+    /// The token this run was started with, if it is one the daemon takes.
+    /// An inherited token that is malformed (a space, over 1 KiB) only costs
+    /// focus: it is dropped (said with `-v`), and the link is still opened.
     var activationToken: String? {
-        environment["XDG_ACTIVATION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DESKTOP_STARTUP_ID"]
+        guard let token = environment["XDG_ACTIVATION_TOKEN"].flatMap({ $0.isEmpty ? nil : $0 }) ?? environment["DESKTOP_STARTUP_ID"],
+            !token.isEmpty
+        else { return nil }
+        if let problem = DispatcherAPI.activationTokenProblem(token) {
+            if verbose { Console.error("the inherited activation token \(problem); opening without it") }
+            return nil
+        }
+        return token
     }
 
     /// Opens `urls` through the daemon over one blocking connection: one
@@ -53,13 +63,14 @@ struct OpenCommand {
             return (.accepted, urls[...], DispatcherClient.unreachableReason(error))
         }
         defer { connection.close() }
+        let token = activationToken
         var worst = ExitStatus.accepted
         for (index, url) in urls.enumerated() {
             let status: ExitStatus
             do {
                 let reply = try connection.call(
                     DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.openURLWithOptions,
-                    DispatcherAPI.OpenResult.request(url.text, activationToken: activationToken, ask: ask),
+                    DispatcherAPI.OpenResult.request(url.text, activationToken: token, ask: ask),
                     timeout: DispatcherAPI.longestWalk)
                 let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
                 report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
@@ -95,9 +106,10 @@ struct OpenCommand {
             chooser: connection.map { BusChooser(connection: $0) } ?? NoChooser(), chooserDeadline: DispatcherAPI.chooserDeadline,
             rememberable: { scopes.targets(for: $0) })
         var worst = worst
+        let token = activationToken
         for url in urls {
             if verbose { Console.error("\(reason); opening \(url.text) directly") }
-            let status = await openDirectly(url, with: router, remembering: remembered)
+            let status = await openDirectly(url, with: router, token: token, remembering: remembered)
             if status.rawValue > worst.rawValue { worst = status }
         }
         return worst
@@ -124,8 +136,10 @@ struct OpenCommand {
         return try ValidatedURL(FileURL.forPath(argument, workingDirectory: currentDirectory()))
     }
 
-    private func openDirectly(_ url: ValidatedURL, with router: Router<Never>, remembering file: RememberedChoiceFile) async -> ExitStatus {
-        let route = await router.open(url, caller: "", callerAppID: nil, activationToken: activationToken, asking: .init(first: ask)) { rule, reason in
+    private func openDirectly(
+        _ url: ValidatedURL, with router: Router<Never>, token: String?, remembering file: RememberedChoiceFile
+    ) async -> ExitStatus {
+        let route = await router.open(url, caller: "", callerAppID: nil, activationToken: token, asking: .init(first: ask)) { rule, reason in
             Console.error("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
         }
         if let choice = route.remembered {

@@ -53,11 +53,18 @@ public struct ChoiceRequest: Sendable, Equatable {
     public var remember: RememberTargets?
     /// The text of the link the person clicked, when the caller passed it.
     public var linkText: String?
+    /// How many targets were left out, past `maximumCandidates`.
+    public var omitted = 0
+
+    /// The most targets one question offers (what `Chooser1` takes); more
+    /// are left out, the last first, so the best (the default) stay.
+    public static let maximumCandidates = 256
 
     public init(url: ValidatedURL, candidates: [ChooserCandidate], activationToken: String? = nil, callerAppID: String? = nil,
                 rule: String? = nil, remember: RememberTargets? = nil, linkText: String? = nil) {
         self.url = url
-        self.candidates = candidates
+        self.candidates = Array(candidates.prefix(Self.maximumCandidates))
+        self.omitted = candidates.count - self.candidates.count
         self.activationToken = activationToken
         self.callerAppID = callerAppID
         self.rule = rule

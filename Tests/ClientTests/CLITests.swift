@@ -210,6 +210,22 @@ struct CLITests {
         }
     }
 
+    /// A malformed token inherited from whoever started openurl costs the
+    /// app's focus, never the link: it is dropped, said with -v, and the URL opened.
+    @Test(arguments: [(false, "tok en"), (true, "tok en"), (true, String(repeating: "t", count: 1500))])
+    func aMalformedInheritedTokenIsDroppedAndTheLinkOpened(throughTheDaemon: Bool, token: String) async throws {
+        try await withSession(daemon: throughTheDaemon) { s in
+            var environment = s.environment
+            environment["XDG_ACTIVATION_TOKEN"] = token
+            let result = try await run([Binaries.openurl, "-v", "https://token.example/"], environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("the inherited activation token"), "\(result.stderr)")
+            let record = try #require(try await s.tree.waitForRecords(1).first)
+            #expect(record.arguments == ["https://token.example/"])
+            #expect(record.environment["XDG_ACTIVATION_TOKEN"] == nil)
+        }
+    }
+
     /// As the default browser, openurld is sent HTML files, as paths or file:
     /// URLs: each goes to the default application for its MIME type, never
     /// to the dispatcher, although it is that type's first default (issue 14, item 9).

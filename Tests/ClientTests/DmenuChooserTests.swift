@@ -1,6 +1,8 @@
+import ChooserService
 import DBus
 import DispatcherAPI
 import Foundation
+import Glibc
 import Router
 import Routing
 import Spawn
@@ -85,6 +87,25 @@ import TestSupport
         }
     }
 
+    /// More applications than one question can offer: the person is still
+    /// asked, with the first 256 (the default first), and told how many were left out.
+    @Test func threeHundredApplicationsStillAsk() async throws {
+        try await withChooser { tree, openurl in
+            for index in 0..<300 { try tree.app(String(format: "app%03d.desktop", index), schemes: ["https"]) }
+            try tree.write("pick", "1")
+            let opened = try await openurl("-v", "https://many.example/")
+            #expect(opened.status == 0, "\(opened.stderr)")
+            let offered = try String(contentsOfFile: tree.records + "/menu-input", encoding: .utf8).split(separator: "\n")
+            #expect(offered.count == 256 + 1, "256 targets and the default line")
+            #expect(offered.first == "browser\tbrowser.desktop", "the default stays first")
+        }
+        let request = ChoiceRequest(
+            url: try ValidatedURL("https://many.example/"),
+            candidates: (0..<300).map { ChooserCandidate(target: .application("a\($0).desktop"), name: "A\($0)", icon: "") })
+        #expect(request.candidates.count == 256 && request.omitted == 44)
+        #expect(try DispatcherAPI.ChooserRequest(arguments: DispatcherAPI.ChooserRequest(request).arguments).choice.omitted == 44)
+    }
+
     @Test func askFirstShowsTheMenuWithoutARule() async throws {
         // No rule asks: only --ask can show the menu (without it, browser.desktop would open the URL).
         try await withChooser(askRule: false) { tree, openurl in
@@ -124,6 +145,44 @@ import TestSupport
             defer { client.close() }
             #expect(try await client.owner(of: "org.openurld.Chooser1") == nil)
         }
+    }
+
+    /// SIGTERM (the session ending) makes the chooser leave as the daemon
+    /// does: it says so and exits 0.
+    @Test func sigtermEndsTheChooserWithStatusZero() async throws {
+        try await withPrivateBus { bus in
+            let log = try makeTemporaryDirectory(prefix: "openurld-dmenu") + "/stderr"
+            let fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            defer { close(fd) }
+            let pid = try spawn(Binaries.dmenuChooser, arguments: ["openurld-chooser-dmenu", "--address", bus.address, "--", "true"],
+                                environment: ["PATH=/usr/bin:/bin"], stderr: .descriptor(fd))
+            let client = try await bus.connect()
+            defer { client.close() }
+            while try await client.owner(of: "org.openurld.Chooser1") == nil { try await Task.sleep(for: .milliseconds(10)) }
+            kill(pid, SIGTERM)
+            let status = reap(pid, within: .seconds(10))
+            if status == nil { Binaries.stop(pid) }
+            #expect(status == 0, "exit status \(String(describing: status))")
+            #expect(try String(contentsOfFile: log, encoding: .utf8).contains("<6>openurld-chooser-dmenu: received SIGTERM; exiting"))
+        }
+    }
+
+    /// Menus are shown one at a time; a request whose time ran out while an
+    /// earlier menu was up gets no menu of its own.
+    @Test func aRequestThatExpiredWhileWaitingShowsNoMenu() async throws {
+        let tree = try XDGTree()
+        // The menu counts its runs and stays up until the test's time limit closes it.
+        try tree.write("bin/menu", "#!/bin/sh\necho run >> \"$RECORDS/menu-runs\"\nexec sleep 60\n", executable: true)
+        let chooser = DmenuChooser(command: [tree.root + "/bin/menu"], environment: tree.environment)
+        let request = ChoiceRequest(
+            url: try ValidatedURL("https://x.example/"),
+            candidates: [ChooserCandidate(target: .application("a.desktop"), name: "A", icon: "")])
+        async let first = chooser.choose(request, within: .milliseconds(600))
+        async let second = chooser.choose(request, within: .milliseconds(600))
+        #expect(await first == .cancelled)
+        #expect(await second == .cancelled)
+        let runs = try String(contentsOfFile: tree.records + "/menu-runs", encoding: .utf8)
+        #expect(runs == "run\n", "one menu, for the request still waited for")
     }
 
     /// Both choosers serve `ChooserService`'s interface; this one needs no display.
