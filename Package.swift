@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(name: "host-normalise", dependencies: ["HostNames"], path: "Tests/HostAgreement"),
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
 
-        .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),

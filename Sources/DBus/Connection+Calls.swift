@@ -19,8 +19,14 @@ extension Connection {
     /// - Throws: the peer's error reply; `NoReply` at the deadline or when the peer
     ///   left the bus; `Disconnected` when this connection closed; `NoReply` with
     ///   "cancelled" when the task was cancelled.
-    public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
+    ///   - awaitingAtMost: for a call to a unique name, refuse it (`LimitsExceeded`,
+    ///     nothing sent) when that many calls to it already await an answer
+    ///     (`callsAwaitingAnswer(from:)`); checked and counted in one step.
+    public func call(
+        _ message: Message, timeout: Duration = .seconds(25), awaitingAtMost limit: Int? = nil
+    ) async throws(DBusError) -> Message {
         let pending = PendingCall(connection: self, destination: message.destination)
+        pending.awaitingLimit = limit
         let result: Result<Message, DBusError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 pending.install(continuation)
@@ -38,14 +44,15 @@ extension Connection {
     /// - Parameter autoStart: let the bus start the destination through D-Bus
     ///   activation when nobody owns its name (the default); `false` answers
     ///   `ServiceUnknown` at once instead.
+    /// - Parameter awaitingAtMost: as for `call(_:timeout:awaitingAtMost:)`.
     public func call(
         _ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
-        _ arguments: [Value] = [], timeout: Duration = .seconds(25), autoStart: Bool = true
+        _ arguments: [Value] = [], timeout: Duration = .seconds(25), autoStart: Bool = true, awaitingAtMost limit: Int? = nil
     ) async throws(DBusError) -> [Value] {
         let message = try Message.methodCall(
             destination: destination, path: path, interface: interface, member: member, arguments: arguments)
         if !autoStart { message.setNoAutoStart() }
-        return try await call(message, timeout: timeout).arguments()
+        return try await call(message, timeout: timeout, awaitingAtMost: limit).arguments()
     }
 
     /// Starts a pending call on the loop queue.
@@ -53,6 +60,12 @@ extension Connection {
         loop.assertOnQueue()
         guard let raw = loop.raw else {
             settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
+            return
+        }
+        if let limit = pending.awaitingLimit, case .unique(let name) = pending.authority.destination,
+            state.withLock({ $0.awaiting[name] ?? 0 }) >= limit
+        {
+            settle(pending, .failure(DBusError(.limitsExceeded, "\(limit) calls to \(name) await an answer already; not sent")))
             return
         }
         // Before the call, so that the bus's answers about the owner precede its reply.
@@ -74,6 +87,7 @@ extension Connection {
         }
         pending.serial = message.serial
         pending.member = message.member
+        startAwaiting(pending)
         pending.deadline = .now() + .milliseconds(Int(milliseconds(timeout)))
         state.withLock { $0.pendingCalls[ObjectIdentifier(pending)] = pending }
         dbus_pending_call_set_notify(handle, pendingCallCompleted, Unmanaged.passRetained(pending).toOpaque()) {
@@ -92,14 +106,18 @@ extension Connection {
         let reply = dbus_pending_call_steal_reply(handle)
         dbus_pending_call_unref(handle)
         guard let reply else {
+            keepAwaitingAfterGivingUp(pending)
             settle(pending, .failure(.noReply("no reply arrived")))
             return
         }
         let message = Message(adopting: reply)
         switch pending.authority.verdict(for: message) {
         case .accept:
+            // libdbus's own timeout has no sender: the bus still counts the call.
+            if message.sender == nil { keepAwaitingAfterGivingUp(pending) } else { stopAwaiting(pending) }
             settle(pending, message.error.map { .failure($0) } ?? .success(message))
         case .failure(let error):
+            stopAwaiting(pending)
             settle(pending, .failure(error))
         case .drop:
             // libdbus matches replies by serial alone, so any peer can answer a
@@ -125,6 +143,7 @@ extension Connection {
         timer.setEventHandler { [self] in
             timer.cancel()
             if let waiting = state.withLock({ $0.strayReplyWaits.removeValue(forKey: pending.serial) }) {
+                keepAwaitingAfterGivingUp(waiting)
                 settle(waiting, .failure(.noReply("no genuine reply arrived within the time limit")))
             }
         }
@@ -142,8 +161,13 @@ extension Connection {
             state.strayReplyWaits.removeValue(forKey: message.replySerial)
             return (pending, verdict)
         }
-        guard let (waiting, verdict) = found else { return }
+        guard let (waiting, verdict) = found else {
+            noteLateAnswer(message)
+            return
+        }
         waiting.strayTimer?.cancel()
+        stopAwaiting(waiting)
+        noteLateAnswer(message)  // in case the call was cancelled meanwhile
         if case .failure(let error) = verdict {
             settle(waiting, .failure(error))
         } else {
@@ -161,6 +185,7 @@ extension Connection {
     fileprivate func cancel(_ pending: PendingCall) {
         loop.queue.async { [self] in
             stopWatchingOwner(for: pending)
+            keepAwaitingAfterGivingUp(pending)
             guard let handle = pending.detach() else { return }
             state.withLock { _ = $0.pendingCalls.removeValue(forKey: ObjectIdentifier(pending)) }
             dbus_pending_call_cancel(handle)
@@ -187,7 +212,7 @@ private func pendingCallCompleted(_ handle: OpaquePointer?, _ data: UnsafeMutabl
 /// One outgoing call waiting for its reply: a continuation that can be resumed
 /// only once, and the libdbus pending-call handle while it is live.
 final class PendingCall: @unchecked Sendable {
-    // @unchecked: `state` is behind its mutex; `authority`, `serial`, `member`,
+    // @unchecked: `state` is behind its mutex; `authority`, `serial`, `member`, `awaitingFrom`,
     // `deadline` and `strayTimer` are written and read only on the
     // connection's loop queue, and `completion` is set once, at creation.
     let connection: Connection
@@ -198,6 +223,10 @@ final class PendingCall: @unchecked Sendable {
     private let completion: (@Sendable (Result<Message, DBusError>) -> Void)?
     var serial: UInt32 = 0
     var member: MemberName?
+    /// The unique name the bus counts this call against, while it does.
+    var awaitingFrom: String?
+    /// Refuse to send when this many calls to the destination await an answer.
+    var awaitingLimit: Int?
     var deadline: DispatchTime = .now()
     var strayTimer: (any DispatchSourceTimer)?
     private let state = Mutex(State())

@@ -173,6 +173,8 @@ public final class Connection: Sendable {
                 state.pendingCalls = [:]
                 state.strayReplyWaits = [:]
                 state.ownerWatches = [:]
+                state.awaiting = [:]
+                state.abandoned = [:]
                 state.callQueues = CallQueues()  // queued calls are never started on a closed connection
                 state.subscriptions = [:]
             }
@@ -219,6 +221,10 @@ struct ConnectionState {
     /// Calls whose libdbus record a forged reply consumed, by serial.
     var strayReplyWaits: [UInt32: PendingCall] = [:]
     var droppedReplyHandler: (@Sendable (DroppedReply) -> Void)?
+    /// Calls the bus still counts, by unique destination (`Connection+Awaiting`).
+    var awaiting: [String: Int] = [:]
+    /// Calls given up on whose answer has not come, by serial: their destination.
+    var abandoned: [UInt32: String] = [:]
     /// The owners of the well-known names that calls are waiting on.
     var ownerWatches: [String: OwnerWatch] = [:]
     /// Deferred method calls running and waiting, by sender.

@@ -26,6 +26,8 @@ public final class Dispatcher: Sendable {
     let systemDefault: any SystemDefault
     let logger: Logger
     let identities: CallerIdentities
+    /// The questions on screen, bounded per caller and in all.
+    let prompts: PromptLimits
     let asking: Asking
     private let state: Mutex<State>
 
@@ -66,6 +68,7 @@ public final class Dispatcher: Sendable {
         self.systemDefault = systemDefault
         self.logger = logger
         self.identities = CallerIdentities(connection: connection)
+        self.prompts = PromptLimits()
         self.state = Mutex(State(registry: HandlerRegistry(limits: configuration.limits)))
     }
 
@@ -83,7 +86,7 @@ public final class Dispatcher: Sendable {
                           activationToken: activationToken, timeout: min(configuration.handlerTimeout, timeLeft))
             },
             fallback: systemDefault, deadline: configuration.walkDeadline,
-            chooser: asking.chooser, chooserDeadline: configuration.chooserDeadline,
+            chooser: prompts.chooser(for: caller.rawValue, asking: asking.chooser), chooserDeadline: configuration.chooserDeadline,
             rememberable: { [asking] url in asking.file == nil ? nil : asking.scopes.targets(for: url) })
     }
 
@@ -130,9 +133,14 @@ public final class Dispatcher: Sendable {
             caller: caller.rawValue, callerAppID: appID, originalURL: original.text, activationToken: activationToken)
         let answer: HandlerAnswer
         do {
+            // Calls it never answered still count against the daemon's
+            // pending-reply quota at the bus: past the bound, a flood parked
+            // on it would leave the daemon unable to ask anyone else. Not
+            // asked is not decided (LimitsExceeded is undecided): nothing is
+            // opened, so a flood cannot make a slow guard pass.
             let reply = try await connection.call(
                 BusName(trusted: handler.owner), handler.payload.path, DispatcherAPI.handlerInterface, DispatcherAPI.Member.handleURL,
-                [.string(url.text), context.dbusValue], timeout: timeout)
+                [.string(url.text), context.dbusValue], timeout: timeout, awaitingAtMost: Self.maximumCallsPerHandlerConnection)
             answer = Self.answer(from: reply)
         } catch {
             answer = Self.answer(from: error, whileCancelled: Task.isCancelled)
@@ -147,6 +155,11 @@ public final class Dispatcher: Sendable {
         }
         return answer
     }
+
+    /// How many calls one handler connection may leave unanswered (the bus
+    /// counting them) before openurld stops asking it: what a connection's
+    /// 32 running walks can have in flight, with room for calls it gave up on.
+    public static let maximumCallsPerHandlerConnection = 64
 
     /// What a failed `HandleURL` call means. The daemon's own trouble (the
     /// bus refused the call for its quota, the connection is gone, memory,

@@ -230,4 +230,51 @@ struct ReplyAuthorityTests {
             #expect(version.count == 1)
         }
     }
+
+    // MARK: Calls the bus still counts
+
+    @Test func callsGivenUpOnCountUntilTheBusOrThePeerAnswers() async throws {
+        try await withPrivateBus { bus in
+            let server = try await SlowServer.start(on: bus)
+            let client = try await bus.connect()
+            defer { [server.connection, client].forEach { $0.close() } }
+            let peer = server.connection.uniqueName
+            for _ in 0..<2 {
+                await #expect(throws: DBusError.self) {
+                    try await client.call(peer, Self.path, "org.example.Slow", "Wait", timeout: .milliseconds(100))
+                }
+            }
+            #expect(client.callsAwaitingAnswer(from: peer) == 2, "given up on, still counted by the bus")
+            // A third is refused before it is sent.
+            let refused = await #expect(throws: DBusError.self) {
+                try await client.call(peer, Self.path, "org.example.Slow", "Wait", timeout: .seconds(5), awaitingAtMost: 2)
+            }
+            #expect(refused?.name == .limitsExceeded)
+            // The late answers arrive: nobody waits for them, but they end the count.
+            server.go.finish()
+            _ = try await server.connection.call(client.uniqueName, "/", "org.freedesktop.DBus.Peer", "Ping")
+            _ = try await client.call(peer, "/", "org.freedesktop.DBus.Peer", "Ping")
+            #expect(client.callsAwaitingAnswer(from: peer) == 0)
+        }
+    }
+
+    @Test func aPeerThatLeavesEndsTheCount() async throws {
+        try await withPrivateBus { bus in
+            let server = try await SlowServer.start(on: bus)
+            let client = try await bus.connect()
+            defer { client.close() }
+            let peer = server.connection.uniqueName
+            await #expect(throws: DBusError.self) {
+                try await client.call(peer, Self.path, "org.example.Slow", "Wait", timeout: .milliseconds(100))
+            }
+            #expect(client.callsAwaitingAnswer(from: peer) == 1)
+            let watcher = try await bus.connect()
+            defer { watcher.close() }
+            server.connection.close()
+            // The bus's NoReply for the abandoned call precedes what it says after it.
+            while try await watcher.owner(of: peer) != nil { try await Task.sleep(for: .milliseconds(5)) }
+            _ = try await client.owner(of: watcher.uniqueName)
+            #expect(client.callsAwaitingAnswer(from: peer) == 0)
+        }
+    }
 }

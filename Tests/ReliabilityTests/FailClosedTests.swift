@@ -121,4 +121,33 @@ struct FailClosedTests {
             #expect(d.fallback.urls.count == share + 8, "every waiting call was served in the end")
         }
     }
+
+    /// Calls the daemon gave up on still count at the bus until answered:
+    /// three callers parking 270 walks on a handler that never answers once
+    /// exhausted the daemon's pending-reply quota (128 here), and another
+    /// caller's guard was then skipped. A handler connection now has at most
+    /// `maximumCallsPerHandlerConnection` calls counted against it.
+    @Test func aSilentHandlerCannotExhaustTheDaemonsReplyQuota() async throws {
+        try await DaemonHarness.with(handlerTimeout: .milliseconds(200), repliesPerConnection: 128) { d in
+            let silent = try await d.bus.connect()
+            let guardian = try await d.bus.connect()
+            let other = try await d.bus.connect()
+            let flooders = [try await d.bus.connect(), try await d.bus.connect(), try await d.bus.connect()]
+            defer { ([silent, guardian, other] + flooders).forEach { $0.close() } }
+            try await d.register(silent, spec(["https"], hosts: ["slow.example"], name: "silent")) { _, _ in
+                try? await Task.sleep(for: .seconds(3600))
+                return answer("systemAction")
+            }
+            try await d.register(guardian, spec(["https"], hosts: ["ads.example"], name: "guard")) { _, _ in answer("discarded") }
+            await withTaskGroup(of: Void.self) { group in
+                for (number, flooder) in flooders.enumerated() {
+                    for index in 0..<90 { group.addTask { _ = try? await d.open(flooder, "https://slow.example/\(number)/\(index)") } }
+                }
+            }
+            #expect(d.daemon.callsAwaitingAnswer(from: silent.uniqueName) <= Dispatcher.maximumCallsPerHandlerConnection)
+            let (accepted, result) = try await d.openWithOptions(other, "https://ads.example/x")
+            #expect(!accepted)
+            #expect(result["outcome"] == Variant("discarded"), "the guard still decides: \(result)")
+        }
+    }
 }

@@ -5,13 +5,21 @@ import OpenURLDaemon
 import Router
 import Routing
 import Synchronization
+import XDG
 
 /// A fallback that records what reached it and answers as told.
 public final class RecordingSystemDefault: SystemDefault {
     public let opened = Mutex<[(url: String, token: String?)]>([])
     let answer: FallbackResult
+    /// What the chooser is offered for every URL.
+    let offered: [ChooserCandidate]
 
-    public init(answer: FallbackResult = .opened(application: "recorder.desktop")) { self.answer = answer }
+    public init(answer: FallbackResult = .opened(application: "recorder.desktop"), offering offered: [ChooserCandidate] = []) {
+        self.answer = answer
+        self.offered = offered
+    }
+
+    public func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate] { offered }
 
     public func application(for url: ValidatedURL) -> String? { "recorder.desktop" }
     public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
@@ -44,10 +52,10 @@ public struct DaemonHarness: Sendable {
         limits: HandlerRegistry<HandlerEndpoint>.Limits = .init(),
         fallback: RecordingSystemDefault = RecordingSystemDefault(),
         systemDefault: (@Sendable (Connection) -> any SystemDefault)? = nil,
-        asking: Dispatcher.Asking = .init(),
+        asking: Dispatcher.Asking = .init(), repliesPerConnection: Int = 50000,
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
-        try await withPrivateBus { bus in
+        try await withPrivateBus(repliesPerConnection: repliesPerConnection) { bus in
             let daemon = try await bus.connect()
             defer { daemon.close() }
             var configuration = Dispatcher.Configuration()

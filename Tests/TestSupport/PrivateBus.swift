@@ -17,10 +17,12 @@ public final class PrivateBus: Sendable {
     /// - Parameters:
     ///   - serviceDirectories: `<servicedir>`s for D-Bus activation tests.
     ///   - environment: the environment activated services inherit.
-    public init(serviceDirectories: [String] = [], environment: [String: String]? = nil) throws {
+    ///   - repliesPerConnection: the bus's `max_replies_per_connection`, the
+    ///     pending-reply quota (a real session bus allows about 50 000).
+    public init(serviceDirectories: [String] = [], environment: [String: String]? = nil, repliesPerConnection: Int = 50000) throws {
         directory = try makeTemporaryDirectory(prefix: "openurld-bus")
         let config = directory + "/bus.conf"
-        try busConfig(socket: directory + "/bus", serviceDirectories: serviceDirectories)
+        try busConfig(socket: directory + "/bus", serviceDirectories: serviceDirectories, repliesPerConnection: repliesPerConnection)
             .write(toFile: config, atomically: true, encoding: .utf8)
 
         let childEnvironment = (environment ?? ProcessInfo.processInfo.environment)
@@ -73,17 +75,17 @@ public func reap(_ pid: pid_t, within limit: Duration? = nil) -> Int32? {
 
 /// Runs `body` with a fresh private bus, stopping it afterwards whatever happens.
 public func withPrivateBus<T>(
-    serviceDirectories: [String] = [], environment: [String: String]? = nil,
+    serviceDirectories: [String] = [], environment: [String: String]? = nil, repliesPerConnection: Int = 50000,
     _ body: (PrivateBus) async throws -> T
 ) async throws -> T {
-    let bus = try PrivateBus(serviceDirectories: serviceDirectories, environment: environment)
+    let bus = try PrivateBus(serviceDirectories: serviceDirectories, environment: environment, repliesPerConnection: repliesPerConnection)
     defer { bus.stop() }
     return try await body(bus)
 }
 
 /// The session-bus policy of a stock dbus-daemon, listening on one socket,
 /// activating services only from the given directories.
-func busConfig(socket: String, serviceDirectories: [String]) -> String {
+func busConfig(socket: String, serviceDirectories: [String], repliesPerConnection: Int = 50000) -> String {
     let services = serviceDirectories.map { "  <servicedir>\($0)</servicedir>\n" }.joined()
     return """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -98,7 +100,7 @@ func busConfig(socket: String, serviceDirectories: [String]) -> String {
             <allow eavesdrop="true"/>
             <allow own="*"/>
           </policy>
-          <limit name="max_replies_per_connection">50000</limit>
+          <limit name="max_replies_per_connection">\(repliesPerConnection)</limit>
           <limit name="max_match_rules_per_connection">50000</limit>
         </busconfig>
 
