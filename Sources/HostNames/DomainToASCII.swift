@@ -4,12 +4,13 @@ import SafeText
 /// UseSTD3ASCIIRules, Transitional_Processing and VerifyDnsLength all false.
 enum DomainToASCII {
     static func convert(_ domain: String) -> Result<String, HostName.Failure> {
-        // The standard's fast path: ASCII with no label to decode is lowercased.
+        // An ASCII domain is lowercased, whatever Unicode ToASCII would say of
+        // it (URL Standard since June 2026, whatwg/url#914; browsers did so
+        // already): `xn--a.evil.example` is a host browsers go to, so it must
+        // match `*.evil.example`. ToASCII's objections are validation errors only.
         if domain.utf8.allSatisfy({ $0 < 0x80 }) {
             let lower = String(decoding: domain.utf8.map(asciiLowercased), as: UTF8.self)
-            if !lower.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).contains(where: hasACEPrefix) {
-                return lower.isEmpty ? .failure(.init("is empty")) : .success(lower)
-            }
+            return lower.isEmpty ? .failure(.init("is empty")) : .success(lower)
         }
         // 1. Map.
         var mapped: [Unicode.Scalar] = []
@@ -79,10 +80,6 @@ enum DomainToASCII {
             }
         }
         return nil
-    }
-
-    private static func hasACEPrefix(_ label: Substring.UTF8View.SubSequence) -> Bool {
-        label.starts(with: "xn--".utf8)
     }
 
     /// NFC through the Swift runtime's own normaliser (the one `String`

@@ -9,6 +9,8 @@ import HostNames
 /// application will do, not what a stricter parser would say.
 struct URLParts {
     var host: URLHost?
+    /// Why `host` is `.invalid`, for people.
+    var hostProblem: String?
     /// The host as written in the URL, before normalisation.
     var writtenHost: Substring?
     var port: UInt16?
@@ -75,28 +77,28 @@ struct URLParts {
         let afterUserinfo = authority[(at.map { authority.utf8.index(after: $0) } ?? authority.startIndex)...]
         let split = HostAndPort(afterUserinfo)
         writtenHost = split.host
-        (host, port) = Self.host(split)
+        (host, port, hostProblem) = Self.host(split)
     }
 
     /// The host of an authority (its userinfo taken off), as a browser reads
     /// it, and the port when one is given.
-    static func host(_ split: HostAndPort) -> (URLHost?, UInt16?) {
+    static func host(_ split: HostAndPort) -> (URLHost?, UInt16?, String?) {
         let name = split.host
         var port: UInt16?
         // An empty port (`host:`) is allowed by RFC 3986 and means the default.
         if let digits = split.port, !digits.isEmpty {
-            guard let value = HostAndPort.number(digits) else { return (.invalid, nil) }
+            guard let value = HostAndPort.number(digits) else { return (.invalid, nil, "its port is not a number from 0 to 65535") }
             port = value
         }
-        if name.isEmpty { return (nil, port) }
+        if name.isEmpty { return (nil, port, nil) }
         switch HostName.parse(name) {
         case .success(let host):
             switch host {
-            case .ipv6: return (.ipv6(host.matchingKey), port)
-            case .domain, .ipv4: return (.name(host.matchingKey), port)
+            case .ipv6: return (.ipv6(host.matchingKey), port, nil)
+            case .domain, .ipv4: return (.name(host.matchingKey), port, nil)
             }
-        case .failure:
-            return (.invalid, port)
+        case .failure(let failure):
+            return (.invalid, port, failure.reason)
         }
     }
 }

@@ -34,6 +34,21 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         text = scheme + ":" + String(Substring(rest))
         self.scheme = scheme
         let parts = URLParts(scheme: scheme, rest: Substring(rest))
+        // Fail closed: a web URL whose host we cannot read as a browser reads
+        // it could be read otherwise by the browser it would go to, past every
+        // host pattern (a block included). Whatever the host parser gets
+        // wrong next, it is refused here, never passed on.
+        if URLParts.isSpecial(scheme) {
+            switch parts.host {
+            case .invalid?:
+                let reason = parts.hostProblem.map { " (\($0))" } ?? ""
+                throw RoutingError(.invalidURL, "the host of this \(scheme): URL cannot be read as a browser reads it\(reason)")
+            case nil:
+                throw RoutingError(.invalidURL, "\(scheme): URLs need a host, and this one has none")
+            default:
+                break
+            }
+        }
         host = parts.host
         writtenHost = parts.writtenHost
         port = parts.port ?? URLParts.defaultPort(of: scheme)

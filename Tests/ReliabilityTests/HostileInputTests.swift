@@ -30,6 +30,8 @@ struct HostileInputTests {
                 "1http://x", "--help", "-oProxyCommand=x", "--gpu-launcher=x",
                 "https://e.com/" + String(repeating: "a", count: 32 * 1024 - 13),
                 "https://e.com/" + String(repeating: "a", count: 10_000_000),
+                // Web URLs whose host cannot be read as a browser reads it, or that have none.
+                "http:", "http://a%2Fb/", "https://[::1/",
             ]
             for url in refused {
                 let error = await #expect(throws: DBusError.self) { try await d.open(client, url) }
@@ -43,10 +45,8 @@ struct HostileInputTests {
             // Exactly at the limit is fine, and arrives intact.
             let atLimit = "https://e.com/" + String(repeating: "a", count: 32 * 1024 - 14)
             #expect(try await d.open(client, atLimit))
-            // "http:" with nothing after is a valid URI; it is opened as given.
-            #expect(try await d.open(client, "http:"))
-            let records = try await tree.waitForRecords(2)
-            #expect(Set(records.map(\.arguments)) == [[atLimit], ["http:"]])
+            let records = try await tree.waitForRecords(1)
+            #expect(records.map(\.arguments) == [[atLimit]])
         }
     }
 
