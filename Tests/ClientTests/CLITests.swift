@@ -585,6 +585,29 @@ struct CLITests {
         }
     }
 
+    /// `set-default` edits through a dotfile manager's symlink and keeps
+    /// bytes that are not UTF-8 (a Latin-1 comment), as every rewrite does.
+    @Test func setDefaultWritesThroughASymlinkAndKeepsEveryOtherByte() async throws {
+        try await withSession { s in
+            try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
+            let desktopFile = try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop.in", encoding: .utf8)
+                .replacingOccurrences(of: "@BINDIR@", with: s.tree.root + "/bin")
+            try s.tree.write("data/applications/org.openurld.Dispatcher1.desktop", desktopFile)
+            try s.tree.write("usr/share/dbus-1/services/org.openurld.Dispatcher1.service", "[D-BUS Service]\nName=org.openurld.Dispatcher1\n")
+            let original = Array("# caf".utf8) + [0xE9] + Array("\n[Default Applications]\nx-scheme-handler/https=browser.desktop;\n".utf8)
+            try FileManager.default.createDirectory(atPath: s.tree.root + "/dotfiles", withIntermediateDirectories: true)
+            try Data(original).write(to: URL(fileURLWithPath: s.tree.root + "/dotfiles/mimeapps.list"))
+            try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/config/mimeapps.list", withDestinationPath: "../dotfiles/mimeapps.list")
+            let set = try await s.openurl("set-default", "https")
+            #expect(set.status == 0, "\(set.stderr)")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: s.tree.root + "/config/mimeapps.list") == "../dotfiles/mimeapps.list")
+            let after = try [UInt8](Data(contentsOf: URL(fileURLWithPath: s.tree.root + "/dotfiles/mimeapps.list")))
+            let expected = Array("# caf".utf8) + [0xE9]
+                + Array("\n[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;browser.desktop;\n".utf8)
+            #expect(after == expected, "\(String(decoding: after, as: UTF8.self).debugDescription)")
+        }
+    }
+
     @Test func setDefaultAndUnsetDefaultEditOnlyTheirLines() async throws {
         try await withSession { s in
             try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
