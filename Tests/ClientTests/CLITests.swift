@@ -20,6 +20,16 @@ struct CLITests {
             return environment
         }
 
+        /// Installs the dispatcher's desktop file and D-Bus service file in the
+        /// tree, as `make install` would: what `set-default` requires.
+        func installDispatcher() throws {
+                try FileManager.default.createSymbolicLink(atPath: tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
+                let desktopFile = try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop.in", encoding: .utf8)
+                    .replacingOccurrences(of: "@BINDIR@", with: tree.root + "/bin")
+                try tree.write("data/applications/org.openurld.Dispatcher1.desktop", desktopFile)
+                try tree.write("usr/share/dbus-1/services/org.openurld.Dispatcher1.service", "[D-BUS Service]\nName=org.openurld.Dispatcher1\n")
+        }
+
         func openurl(_ arguments: String..., input: String = "") async throws -> CommandResult {
             try await run([Binaries.openurl] + arguments, environment: environment, input: input)
         }
@@ -589,11 +599,7 @@ struct CLITests {
     /// bytes that are not UTF-8 (a Latin-1 comment), as every rewrite does.
     @Test func setDefaultWritesThroughASymlinkAndKeepsEveryOtherByte() async throws {
         try await withSession { s in
-            try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
-            let desktopFile = try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop.in", encoding: .utf8)
-                .replacingOccurrences(of: "@BINDIR@", with: s.tree.root + "/bin")
-            try s.tree.write("data/applications/org.openurld.Dispatcher1.desktop", desktopFile)
-            try s.tree.write("usr/share/dbus-1/services/org.openurld.Dispatcher1.service", "[D-BUS Service]\nName=org.openurld.Dispatcher1\n")
+            try s.installDispatcher()
             let original = Array("# caf".utf8) + [0xE9] + Array("\n[Default Applications]\nx-scheme-handler/https=browser.desktop;\n".utf8)
             try FileManager.default.createDirectory(atPath: s.tree.root + "/dotfiles", withIntermediateDirectories: true)
             try Data(original).write(to: URL(fileURLWithPath: s.tree.root + "/dotfiles/mimeapps.list"))
@@ -610,11 +616,7 @@ struct CLITests {
 
     @Test func setDefaultAndUnsetDefaultEditOnlyTheirLines() async throws {
         try await withSession { s in
-            try FileManager.default.createSymbolicLink(atPath: s.tree.root + "/bin/openurl", withDestinationPath: Binaries.openurl)
-            let desktopFile = try String(contentsOfFile: Binaries.repository + "/packaging/org.openurld.Dispatcher1.desktop.in", encoding: .utf8)
-                .replacingOccurrences(of: "@BINDIR@", with: s.tree.root + "/bin")
-            try s.tree.write("data/applications/org.openurld.Dispatcher1.desktop", desktopFile)
-            try s.tree.write("usr/share/dbus-1/services/org.openurld.Dispatcher1.service", "[D-BUS Service]\nName=org.openurld.Dispatcher1\n")
+            try s.installDispatcher()
             let original = """
                 # my settings, keep this comment
                 [Default Applications]

@@ -85,6 +85,29 @@ struct ReplyAuthorityTests {
 
     // MARK: On the bus, each path that makes calls
 
+    /// A private bus on which `org.openurld.Dispatcher1` is started by D-Bus activation (the built openurld).
+    func withActivatableDaemon(_ body: (PrivateBus) async throws -> Void) async throws {
+        let tree = try XDGTree()
+        let services = tree.root + "/services"
+        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+        try """
+            [D-BUS Service]
+            Name=org.openurld.Dispatcher1
+            Exec=\(Binaries.openurld) --idle-exit 5
+
+            """.write(toFile: services + "/org.openurld.Dispatcher1.service", atomically: true, encoding: .utf8)
+        try await withPrivateBus(serviceDirectories: [services], environment: tree.environment, body)
+    }
+
+    /// The daemon's version, asked by a blocking client.
+    static func blockingVersion(at address: String) throws -> [Value] {
+        let blocking = try BlockingConnection(address: address, timeout: .seconds(5))
+        defer { blocking.close() }
+        return try blocking.call(
+            "org.openurld.Dispatcher1", "/org/openurld/Dispatcher1", "org.freedesktop.DBus.Properties", "Get",
+            [.string("org.openurld.Dispatcher1"), .string("Version")])
+    }
+
     @Test func asyncCallsToAWellKnownNameIgnoreForgeries() async throws {
         try await withPrivateBus { bus in
             let server = try await SlowServer.start(on: bus)
@@ -176,16 +199,7 @@ struct ReplyAuthorityTests {
     }
 
     @Test func aCallThatActivatesItsDestinationIsAnsweredByTheNewOwner() async throws {
-        let tree = try XDGTree()
-        let services = tree.root + "/services"
-        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
-        try """
-            [D-BUS Service]
-            Name=org.openurld.Dispatcher1
-            Exec=\(Binaries.openurld) --idle-exit 5
-
-            """.write(toFile: services + "/org.openurld.Dispatcher1.service", atomically: true, encoding: .utf8)
-        try await withPrivateBus(serviceDirectories: [services], environment: tree.environment) { bus in
+        try await withActivatableDaemon { bus in
             let client = try await bus.connect()
             defer { client.close() }
             #expect(try await client.owner(of: "org.openurld.Dispatcher1") == nil)
@@ -198,34 +212,17 @@ struct ReplyAuthorityTests {
             // A blocking client, once the name is owned: its GetNameOwner learns the owner.
             let address = bus.address
             let again = try await Task.detached {
-                let blocking = try BlockingConnection(address: address, timeout: .seconds(5))
-                defer { blocking.close() }
-                return try blocking.call(
-                    "org.openurld.Dispatcher1", "/org/openurld/Dispatcher1", "org.freedesktop.DBus.Properties", "Get",
-                    [.string("org.openurld.Dispatcher1"), .string("Version")])
+                try Self.blockingVersion(at: address)
             }.value
             #expect(again == version)
         }
     }
 
     @Test func aBlockingCallThatActivatesItsDestinationIsAnsweredByTheNewOwner() async throws {
-        let tree = try XDGTree()
-        let services = tree.root + "/services"
-        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
-        try """
-            [D-BUS Service]
-            Name=org.openurld.Dispatcher1
-            Exec=\(Binaries.openurld) --idle-exit 5
-
-            """.write(toFile: services + "/org.openurld.Dispatcher1.service", atomically: true, encoding: .utf8)
-        try await withPrivateBus(serviceDirectories: [services], environment: tree.environment) { bus in
+        try await withActivatableDaemon { bus in
             let address = bus.address
             let version = try await Task.detached {
-                let blocking = try BlockingConnection(address: address, timeout: .seconds(5))
-                defer { blocking.close() }
-                return try blocking.call(
-                    "org.openurld.Dispatcher1", "/org/openurld/Dispatcher1", "org.freedesktop.DBus.Properties", "Get",
-                    [.string("org.openurld.Dispatcher1"), .string("Version")])
+                try Self.blockingVersion(at: address)
             }.value
             #expect(version.count == 1)
         }
