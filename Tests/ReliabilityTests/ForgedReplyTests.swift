@@ -117,4 +117,43 @@ struct ForgedReplyTests {
             #expect(daemon.forgedReplyCount >= 1)
         }
     }
+
+    /// The launcher's `org.freedesktop.Application.Open` goes to an app's
+    /// well-known name: a third peer's forged error (which would report the
+    /// launch as failed, and the link as lost) is dropped; the app's answer counts.
+    @Test func forgedAnswersToApplicationOpenAreIgnored() async throws {
+        let tree = try XDGTree()
+        try tree.app("org.example.App.desktop", schemes: ["https"], extra: "DBusActivatable=true")
+        try await withPrivateBus { bus in
+            let app = try await bus.connect()
+            let daemon = try await bus.connect()
+            let forger = try await bus.connect()
+            defer { [app, daemon, forger].forEach { $0.close() } }
+            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+            let (go, goContinuation) = AsyncStream<Void>.makeStream()
+            let gate = Mutex<AsyncStream<Void>?>(go)
+            app.export([ExportedInterface("org.freedesktop.Application", methods: [
+                ExportedMethod(
+                    "Open",
+                    arguments: [Argument("uris", .array(.string)), Argument("platform-data", .dictionary(key: .string, value: .variant))],
+                    asyncHandler: { _ in
+                        askedContinuation.yield()
+                        if let go = gate.withLock({ $0 }) { for await _ in go { break } }
+                        return []
+                    }),
+            ])], at: "/org/example/App")
+            #expect(try await app.requestName("org.example.App") == .primaryOwner)
+            let fallback = DesktopSystemDefault(environment: tree.environment, connection: daemon, reaper: ChildReaper())
+            let url = try ValidatedURL("https://example.com/")
+            let launch = Task { await fallback.open(url, activationToken: nil) }
+            for await _ in asked { break }
+            let template = try Message.errorReply(to: try forgedCall(to: daemon.uniqueName), DBusError(.failed, "forged: not opened"))
+            try forgeReplies(from: forger, to: daemon.uniqueName, serials: 1...500, like: template)
+            _ = try await forger.owner(of: daemon.uniqueName)
+            _ = try await daemon.owner(of: forger.uniqueName)
+            goContinuation.yield()
+            #expect(await launch.value == .opened(application: "org.example.App.desktop"))
+            #expect(daemon.forgedReplyCount >= 1)
+        }
+    }
 }
