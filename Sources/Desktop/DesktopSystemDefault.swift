@@ -126,7 +126,7 @@ public final class DesktopSystemDefault: SystemDefault {
     }
 
     private func entry(for url: ValidatedURL) throws(ResourceExhausted) -> DesktopEntry? {
-        try database.catalog().defaultApplication(for: "x-scheme-handler/" + url.scheme, system: system)
+        try database.catalog().fallbackApplication(forScheme: url.scheme, system: system)?.entry
     }
 
     /// A `file:` URL goes to the default application for the file's MIME

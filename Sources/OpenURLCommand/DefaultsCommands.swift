@@ -14,7 +14,7 @@ struct DefaultsCommands {
         guard let catalog = readCatalog() else { return .rejected }
         let system = DesktopDatabase.system(path: environment["PATH"])
         let rows = schemes.map { scheme in
-            [scheme, catalog.defaultApplication(for: "x-scheme-handler/" + scheme, system: system)?.id ?? "(none)"]
+            [scheme, catalog.fallbackApplication(forScheme: scheme, system: system)?.entry.id ?? "(none)"]
         }
         Console.out(table(rows))
         return .accepted

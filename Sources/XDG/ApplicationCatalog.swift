@@ -46,13 +46,58 @@ public struct ApplicationCatalog: Sendable {
     /// it); entries that are not installed, not usable, or the dispatcher
     /// itself are skipped. Then the most preferred associated application.
     public func defaultApplication(for mimeType: String, system: System) -> DesktopEntry? {
+        if let chosen = explicitDefault(for: mimeType, system: system) { return chosen }
+        return associatedApplications(for: mimeType).lazy.compactMap { entries[$0]?.entry }
+            .first { isUsable($0, system: system) }
+    }
+
+    /// The application that opens URLs of `scheme` when openurld passes one
+    /// on: the scheme's default, if it is not the dispatcher. When a settings
+    /// panel made the dispatcher the only default (GNOME's and Plasma's do,
+    /// without keeping the previous one), the first application that merely
+    /// claims the scheme would be arbitrary; for the web's schemes the rule is
+    /// the one a person would agree with: the default for `text/html` (the
+    /// desktop's browser for pages), then an application in the `WebBrowser`
+    /// category that claims the scheme, then one that claims `text/html`.
+    /// Other schemes keep the specification's order.
+    public func fallbackApplication(forScheme scheme: String, system: System) -> (entry: DesktopEntry, reason: FallbackReason)? {
+        let type = "x-scheme-handler/" + scheme
+        if let chosen = explicitDefault(for: type, system: system) { return (chosen, .schemeDefault) }
+        guard Self.webSchemes.contains(scheme) else {
+            return defaultApplication(for: type, system: system).map { ($0, .schemeClaimant) }
+        }
+        if let page = explicitDefault(for: "text/html", system: system) { return (page, .pageDefault) }
+        for candidateType in [type, "text/html"] {
+            let browser = associatedApplications(for: candidateType).lazy.compactMap { self.entries[$0]?.entry }
+                .first { $0.categories.contains("WebBrowser") && self.isUsable($0, system: system) }
+            if let browser { return (browser, .webBrowser) }
+        }
+        return defaultApplication(for: type, system: system).map { ($0, .schemeClaimant) }
+    }
+
+    /// Why `fallbackApplication` chose what it chose, for `openurl default` and `explain`.
+    public enum FallbackReason: String, Sendable {
+        /// The scheme's own default in mimeapps.list.
+        case schemeDefault = "the scheme's default"
+        /// The default for text/html, as the scheme's default is the dispatcher alone.
+        case pageDefault = "the default for text/html (the scheme's default is the dispatcher)"
+        /// A web browser claiming the scheme or text/html.
+        case webBrowser = "a web browser (Categories=WebBrowser) that claims it; no default names another application"
+        /// The first application claiming the scheme, in the specification's order.
+        case schemeClaimant = "the first application that claims it"
+    }
+
+    /// The schemes whose fallback is the web browser.
+    static let webSchemes = ["http", "https"]
+
+    /// The first usable application a mimeapps.list `[Default Applications]` names for `mimeType`.
+    private func explicitDefault(for mimeType: String, system: System) -> DesktopEntry? {
         for level in levels {
             for id in level.defaults[mimeType] ?? [] {
                 if let installed = entries[id], isUsable(installed.entry, system: system) { return installed.entry }
             }
         }
-        return associatedApplications(for: mimeType).lazy.compactMap { entries[$0]?.entry }
-            .first { isUsable($0, system: system) }
+        return nil
     }
 
     /// Applications associated with `mimeType`, most preferred first (the

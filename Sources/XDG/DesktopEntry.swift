@@ -9,6 +9,8 @@ public struct DesktopEntry: Sendable, Equatable {
     public let tryExec: String?
     public let icon: String?
     public let mimeTypes: [String]
+    /// Its `Categories=`, e.g. `Network;WebBrowser;`.
+    public let categories: [String]
     public private(set) var hidden: Bool
     public let noDisplay: Bool
     public let terminal: Bool
@@ -27,6 +29,7 @@ public struct DesktopEntry: Sendable, Equatable {
         tryExec = group.value("TryExec").map(KeyFile.unescape)
         icon = group.value("Icon").map(KeyFile.unescape)
         mimeTypes = group.value("MimeType").map(KeyFile.list) ?? []
+        categories = group.value("Categories").map(KeyFile.list) ?? []
         hidden = KeyFile.boolean(group.value("Hidden")) ?? false
         noDisplay = KeyFile.boolean(group.value("NoDisplay")) ?? false
         terminal = KeyFile.boolean(group.value("Terminal")) ?? false
@@ -48,6 +51,7 @@ public struct DesktopEntry: Sendable, Equatable {
         tryExec = nil
         icon = nil
         mimeTypes = []
+        categories = []
         hidden = false
         noDisplay = true
         terminal = false

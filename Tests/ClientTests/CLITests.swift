@@ -595,6 +595,46 @@ struct CLITests {
         }
     }
 
+    /// GNOME Settings (GLib's `g_app_info_set_as_default_for_type`, which
+    /// `gio mime TYPE APP` calls) makes openurld the default alone, dropping the
+    /// browser it replaced; Plasma's panel writes the same. Links no rule
+    /// decides still reach the person's browser, not the first application
+    /// that happens to claim the scheme (issue 29).
+    @Test(arguments: ["gio", "plasma"])
+    func aSettingsPanelThatDropsThePreviousBrowserDoesNotLoseIt(panel: String) async throws {
+        try await withSession { s in
+            try s.installDispatcher()
+            try s.tree.app("aaa-other.desktop", schemes: ["https"], exec: "recorder other %u")
+            try s.tree.app("firefox.desktop", schemes: ["http", "https"], exec: "recorder firefox %u",
+                           extra: "Categories=Network;WebBrowser;")
+            var gioEnvironment = s.tree.environment
+            gioEnvironment["GIO_USE_VFS"] = "local"
+            switch panel {
+            case "gio":
+                for type in ["x-scheme-handler/https", "x-scheme-handler/http"] {
+                    let set = try await run(["gio", "mime", type, "org.openurld.Dispatcher1.desktop"], environment: gioEnvironment)
+                    #expect(set.status == 0, "\(set.stderr)")
+                }
+            default:
+                try s.tree.write("config/mimeapps.list", """
+                    [Added Associations]
+                    x-scheme-handler/https=org.openurld.Dispatcher1.desktop;
+                    x-scheme-handler/http=org.openurld.Dispatcher1.desktop;
+
+                    [Default Applications]
+                    x-scheme-handler/https=org.openurld.Dispatcher1.desktop
+                    x-scheme-handler/http=org.openurld.Dispatcher1.desktop
+
+                    """)
+            }
+            let html = try await run(["gio", "mime", "x-scheme-handler/https"], environment: gioEnvironment)
+            #expect(html.stdout.hasPrefix("Default application for “x-scheme-handler/https”: org.openurld.Dispatcher1.desktop"), "\(html.stdout)")
+            #expect(try await s.openurl("default", "https").stdout == "https  firefox.desktop\n")
+            #expect(try await s.openurl("https://undecided.example/").status == 0)
+            #expect(try await s.tree.waitForRecords(1).map(\.app) == ["firefox"])
+        }
+    }
+
     /// `set-default` edits through a dotfile manager's symlink and keeps
     /// bytes that are not UTF-8 (a Latin-1 comment), as every rewrite does.
     @Test func setDefaultWritesThroughASymlinkAndKeepsEveryOtherByte() async throws {
