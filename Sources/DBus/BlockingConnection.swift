@@ -122,10 +122,7 @@ public final class BlockingConnection {
 
     /// Follows a `NameOwnerChanged` from the bus for a watched name.
     private func noteOwnerChange(_ signal: Message, into authority: inout ReplyAuthority) {
-        guard signal.sender == .bus, signal.member == "NameOwnerChanged", signal.interface == "org.freedesktop.DBus",
-            let (name, _, newOwner) = try? signal.decode(String.self, String.self, String.self),
-            owners[name] != nil
-        else { return }
+        guard let (name, newOwner) = OwnerWatch.change(in: signal), owners[name] != nil else { return }
         owners[name] = .some(newOwner.isEmpty ? nil : newOwner)
         if name == authority.watchedName, !newOwner.isEmpty { authority.ownerSeen(newOwner) }
     }

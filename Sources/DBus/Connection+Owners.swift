@@ -9,6 +9,15 @@ struct OwnerWatch {
     /// The calls to the name now waiting for their replies.
     var waiting: [ObjectIdentifier: PendingCall] = [:]
 
+    /// The name and its new owner (empty: none) when `signal` is the bus's
+    /// own `NameOwnerChanged`; what both connection kinds follow.
+    static func change(in signal: Message) -> (name: String, newOwner: String)? {
+        guard signal.sender == .bus, signal.member == "NameOwnerChanged", signal.interface == "org.freedesktop.DBus",
+            let (name, _, newOwner) = try? signal.decode(String.self, String.self, String.self)
+        else { return nil }
+        return (name, newOwner)
+    }
+
     /// The match rule that brings the bus's `NameOwnerChanged` for `name`.
     static func rule(for name: String) -> MatchRule {
         MatchRule(
@@ -78,10 +87,7 @@ extension Connection {
     /// Notes a `NameOwnerChanged` from the bus if it concerns a watched name
     /// (the signal still goes on to subscriptions). Loop queue.
     func noteOwnerChange(_ signal: Message) {
-        guard signal.sender == .bus, signal.member == "NameOwnerChanged", signal.interface == "org.freedesktop.DBus",
-            let (name, _, newOwner) = try? signal.decode(String.self, String.self, String.self),
-            state.withLock({ $0.ownerWatches[name] != nil })
-        else { return }
+        guard let (name, newOwner) = OwnerWatch.change(in: signal), state.withLock({ $0.ownerWatches[name] != nil }) else { return }
         ownerAnnounced(newOwner, of: name)
     }
 

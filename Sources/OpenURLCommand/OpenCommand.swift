@@ -39,16 +39,23 @@ struct OpenCommand {
 
     /// The token this run was started with, if it is one the daemon takes.
     /// An inherited token that is malformed (a space, over 1 KiB) only costs
-    /// focus: it is dropped (said with `-v`), and the link is still opened.
+    /// focus: it is dropped (`reportDroppedToken` says so with `-v`), and the
+    /// link is still opened.
     var activationToken: String? {
-        guard let token = environment["XDG_ACTIVATION_TOKEN"].flatMap({ $0.isEmpty ? nil : $0 }) ?? environment["DESKTOP_STARTUP_ID"],
-            !token.isEmpty
-        else { return nil }
-        if let problem = DispatcherAPI.activationTokenProblem(token) {
-            if verbose { Console.error("the inherited activation token \(problem); opening without it") }
-            return nil
-        }
+        guard let token = inheritedToken, DispatcherAPI.activationTokenProblem(token) == nil else { return nil }
         return token
+    }
+
+    private var inheritedToken: String? {
+        (environment["XDG_ACTIVATION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DESKTOP_STARTUP_ID"])
+            .flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Says, with `-v`, that the inherited token is dropped; once per run,
+    /// from `openThroughDaemon`, which every open starts with.
+    private func reportDroppedToken() {
+        guard verbose, let token = inheritedToken, let problem = DispatcherAPI.activationTokenProblem(token) else { return }
+        Console.error("the inherited activation token \(problem); opening without it")
     }
 
     /// Opens `urls` through the daemon over one blocking connection: one
@@ -56,6 +63,7 @@ struct OpenCommand {
     /// the daemon cannot be reached for.
     /// - Returns: the worst status so far, the URLs not yet opened, and why the daemon was unreachable.
     func openThroughDaemon(_ urls: [ValidatedURL]) -> (status: ExitStatus, unopened: ArraySlice<ValidatedURL>, reason: String) {
+        reportDroppedToken()
         let connection: BlockingConnection
         do {
             connection = try BlockingConnection.session(environment: environment, timeout: .seconds(5))
