@@ -9,6 +9,8 @@ public final class DesktopDatabase: Sendable {
     public let base: BaseDirectories
     public let currentDesktop: String?
     private let cache = Mutex<Cached?>(nil)
+    /// The previous-defaults record as last read, by its file's signature.
+    let record = Mutex<(signature: [Int], record: PreviousDefaults)?>(nil)
 
     /// The last full read: which directories were listed (and how they
     /// looked), the desktop files found in them, and the catalog.

@@ -10,15 +10,48 @@ public final class DesktopSystemDefault: SystemDefault {
     private let database: DesktopDatabase
     private let system: ApplicationCatalog.System
     private let launcher: Launcher
+    private let warn: @Sendable (String) -> Void
+    private let log: @Sendable (String) -> Void
 
     /// - Parameters:
     ///   - environment: where the XDG directories, `PATH` and `XDG_CURRENT_DESKTOP` come from.
     ///   - connection: the session bus, for activation and systemd scopes (`nil` when there is none).
+    ///   - warn, inform: where problems, and changes to the record, are logged.
     public init(environment: [String: String], connection: Connection?, reaper: ChildReaper,
-                warn: @escaping @Sendable (String) -> Void = { _ in }) {
+                warn: @escaping @Sendable (String) -> Void = { _ in }, inform: @escaping @Sendable (String) -> Void = { _ in }) {
         database = DesktopDatabase(environment: environment)
         system = DesktopDatabase.system(path: environment["PATH"])
         launcher = Launcher(environment: environment, connection: connection, reaper: reaper, warn: warn)
+        self.warn = warn
+        log = inform
+    }
+
+    /// Every `mimeapps.list` the defaults are read from.
+    public var defaultsFiles: [(directory: String, name: String)] {
+        database.mimeAppsPaths().map { file in
+            let slash = file.path.lastIndex(of: "/")!
+            return (String(file.path[..<slash]), String(file.path[file.path.index(after: slash)...]))
+        }
+    }
+
+    /// Records, per type, the default that is not the dispatcher
+    /// (`PreviousDefaultsFile`), so that the application before it is kept
+    /// whichever tool made the dispatcher the default. The daemon calls it
+    /// when it starts and whenever a `mimeapps.list` changes; every fallback
+    /// does too.
+    public func defaultsChanged() {
+        guard let catalog = try? database.catalog() else { return }
+        let changed = recordPreviousDefaults(from: catalog)
+        if !changed.isEmpty { log("recorded the previous default for \(changed.joined(separator: ", "))") }
+    }
+
+    private func recordPreviousDefaults(from catalog: ApplicationCatalog) -> [String] {
+        do {
+            return try database.recordPreviousDefaults(observing: catalog, system: system)
+        } catch {
+            warn("cannot record the previous defaults: \(error.description)")
+            return []
+        }
     }
 
     public func application(for url: ValidatedURL) -> String? {
@@ -126,7 +159,8 @@ public final class DesktopSystemDefault: SystemDefault {
     }
 
     private func entry(for url: ValidatedURL) throws(ResourceExhausted) -> DesktopEntry? {
-        try database.catalog().fallbackApplication(forScheme: url.scheme, system: system)?.entry
+        recordPreviousDefaults(from: try database.catalog())
+        return try database.fallbackApplication(forScheme: url.scheme, system: system)?.entry
     }
 
     /// A `file:` URL goes to the default application for the file's MIME

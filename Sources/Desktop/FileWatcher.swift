@@ -3,11 +3,12 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// Calls back when rule files may have changed: inotify on each rule
+/// Calls back when files in some directories may have changed (the rule
+/// directories; the directories holding `mimeapps.list`): inotify on each
 /// directory and, so that creating one is noticed too, on its parents.
-/// Bursts of events (an editor's save is several) are coalesced into one
-/// call after `settle`.
-public final class RuleWatcher: @unchecked Sendable {
+/// Only names `names` accepts count. Bursts of events (an editor's save is
+/// several) are coalesced into one call after `settle`.
+public final class FileWatcher: @unchecked Sendable {
     // @unchecked: `source` is a constant that is only resumed in init and
     // cancelled in deinit (Dispatch sources are thread-safe for both); every
     // other stored property is a constant of a Sendable type or a Mutex.
@@ -16,15 +17,19 @@ public final class RuleWatcher: @unchecked Sendable {
     private let watches = Mutex<[Int32: String]>([:])
     private let pending = Mutex(false)
     private let settle: DispatchTimeInterval
-    private let queue = DispatchQueue(label: "openurld.rule-watcher")
+    private let queue = DispatchQueue(label: "openurld.file-watcher")
     private let source: any DispatchSourceRead
     private let onChange: @Sendable () -> Void
+    private let names: @Sendable (String) -> Bool
 
-    /// Starts watching; `nil` when inotify is not available (then only SIGHUP reloads).
-    public init?(directories: [String], settle: DispatchTimeInterval = .milliseconds(100), onChange: @escaping @Sendable () -> Void) {
+    /// Starts watching; `nil` when inotify is not available (then `FilePoller` can stand in).
+    /// - Parameter names: which file names in the directories count (all, by default).
+    public init?(directories: [String], names: @escaping @Sendable (String) -> Bool = { _ in true },
+                 settle: DispatchTimeInterval = .milliseconds(100), onChange: @escaping @Sendable () -> Void) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return nil }
         self.directories = directories
+        self.names = names
         self.settle = settle
         self.onChange = onChange
         source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
@@ -38,8 +43,8 @@ public final class RuleWatcher: @unchecked Sendable {
         close(descriptor)
     }
 
-    /// Watches each rule directory and its parents up to the config directory
-    /// above `openurld`, and further up to the nearest one that exists, so
+    /// Watches each directory and its two parents (for the rule directories:
+    /// up to the config directory above `openurld`), and further up to the nearest one that exists, so
     /// that creating any of them is noticed (adding a watch twice is harmless).
     private func rearm() {
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
@@ -56,7 +61,7 @@ public final class RuleWatcher: @unchecked Sendable {
         }
     }
 
-    /// Reads every queued event; schedules one reload if any concerns rules.
+    /// Reads every queued event; schedules one call if any concerns a watched file or directory.
     private func drain() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var relevant = false
@@ -75,7 +80,8 @@ public final class RuleWatcher: @unchecked Sendable {
                 offset += MemoryLayout<inotify_event>.size + length
                 let directory = watches.withLock { $0[watch] } ?? ""
                 let path = directory + "/" + name
-                if directories.contains(directory) || directories.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) {
+                if directories.contains(directory) && (name.isEmpty || names(name))
+                    || directories.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) {
                     relevant = true
                 }
             }
@@ -96,18 +102,21 @@ public final class RuleWatcher: @unchecked Sendable {
 }
 
 /// The fallback when inotify cannot be had (the per-user instance limit is
-/// reached, or the kernel lacks it): the rule directories and files are
-/// compared every `interval`, and a change is reported once.
-public final class RulePoller: @unchecked Sendable {
+/// reached, or the kernel lacks it): the directories and the files in them
+/// that `names` accepts are compared every `interval`, and a change is reported once.
+public final class FilePoller: @unchecked Sendable {
     // @unchecked: `timer` is a constant only resumed in init and cancelled in
     // deinit; `last` is only touched on `queue`, where the timer fires.
     private let directories: [String]
-    private let queue = DispatchQueue(label: "openurld.rule-poller")
+    private let names: @Sendable (String) -> Bool
+    private let queue = DispatchQueue(label: "openurld.file-poller")
     private let timer: any DispatchSourceTimer
     private var last: [Int] = []
 
-    public init(directories: [String], every interval: DispatchTimeInterval = .seconds(2), onChange: @escaping @Sendable () -> Void) {
+    public init(directories: [String], names: @escaping @Sendable (String) -> Bool = { _ in true },
+                every interval: DispatchTimeInterval = .seconds(2), onChange: @escaping @Sendable () -> Void) {
         self.directories = directories
+        self.names = names
         timer = DispatchSource.makeTimerSource(queue: queue)
         queue.sync { last = signature() }
         timer.schedule(deadline: .now() + interval, repeating: interval)
@@ -127,8 +136,8 @@ public final class RulePoller: @unchecked Sendable {
     /// symlinked file's target included).
     private func signature() -> [Int] {
         directories.flatMap { directory in
-            let names = ((try? FileSystem.list(directory)) ?? []).map(\.name).sorted()
-            return FileSystem.signature(directory) + names.flatMap { FileSystem.signature(directory + "/" + $0) }
+            let listed = ((try? FileSystem.list(directory)) ?? []).map(\.name).filter(names).sorted()
+            return FileSystem.signature(directory) + listed.flatMap { FileSystem.signature(directory + "/" + $0) }
         }
     }
 }

@@ -18,7 +18,7 @@ extension DesktopDatabase {
         let catalog = try catalog()
         let type = "x-scheme-handler/" + scheme
         var ids: [String] = []
-        if let chosen = catalog.fallbackApplication(forScheme: scheme, system: system)?.entry { ids.append(chosen.id) }
+        if let chosen = catalog.fallbackApplication(forScheme: scheme, system: system, previous: previousDefaults())?.entry { ids.append(chosen.id) }
         for id in catalog.associatedApplications(for: type) where !ids.contains(id) {
             if let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) { ids.append(id) }
         }

@@ -1,3 +1,4 @@
+import XDG
 import DispatcherAPI
 import Routing
 
@@ -15,7 +16,7 @@ public enum Command: Equatable, Sendable {
     case showDefault(schemes: [String])
     case targets(scheme: String, json: Bool)
     /// `types`: MIME types, `x-scheme-handler/SCHEME` for schemes.
-    case setDefault(types: [String])
+    case setDefault(types: [String], fallback: String?)
     case unsetDefault(types: [String])
     case status(json: Bool)
     case help(topic: String?)
@@ -112,16 +113,26 @@ extension Command {
             return .status(json: try onlyJSONFlag(rest, topic: first))
         case "default", "set-default", "unset-default":
             let (flags, positional) = split(rest)
-            try check(flags, allowed: first == "default" ? [] : ["--browser"], topic: first)
+            let fallbacks = flags.filter { $0.hasPrefix("--fallback=") }.map { String($0.dropFirst("--fallback=".count)) }
+            try check(flags.filter { !$0.hasPrefix("--fallback=") || first != "set-default" },
+                      allowed: first == "default" ? [] : ["--browser"], topic: first)
+            guard fallbacks.count <= 1 else { throw UsageError("--fallback is given more than once", topic: first) }
+            if let fallback = fallbacks.first, !PreviousDefaults.isDesktopFileID(fallback) {
+                throw UsageError("--fallback takes a desktop-file ID such as firefox.desktop, not '\(fallback)'", topic: first)
+            }
             let browser = flags.contains("--browser")
-            let schemes = positional.isEmpty && !browser ? defaultSchemes : positional.map { $0.lowercased() }
+            var schemes = positional.isEmpty && !browser ? defaultSchemes : positional.map { $0.lowercased() }
             for scheme in schemes where !isValidScheme(scheme) {
                 throw UsageError("'\(scheme)' is not a valid scheme", topic: first)
             }
             guard first != "default" else { return .showDefault(schemes: schemes) }
+            // KIO sends http: URLs to the https default: the two are set, and unset, together.
+            if schemes.contains(where: defaultSchemes.contains) {
+                schemes = schemes.filter { !defaultSchemes.contains($0) } + defaultSchemes
+            }
             var types = browser ? browserTypes : []
             for type in schemes.map({ "x-scheme-handler/" + $0 }) where !types.contains(type) { types.append(type) }
-            return first == "set-default" ? .setDefault(types: types) : .unsetDefault(types: types)
+            return first == "set-default" ? .setDefault(types: types, fallback: fallbacks.first) : .unsetDefault(types: types)
         default:
             return .handle(try parseHandle(rest))
         }

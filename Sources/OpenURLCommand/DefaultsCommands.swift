@@ -10,21 +10,34 @@ struct DefaultsCommands {
     let environment: [String: String]
     static let dispatcherID = "org.openurld.Dispatcher1.desktop"
 
+    /// Each scheme's fallback application, and where that answer came from.
     func show(_ schemes: [String]) -> ExitStatus {
-        guard let catalog = readCatalog() else { return .rejected }
+        let database = DesktopDatabase(environment: environment)
         let system = DesktopDatabase.system(path: environment["PATH"])
-        let rows = schemes.map { scheme in
-            [scheme, catalog.fallbackApplication(forScheme: scheme, system: system)?.entry.id ?? "(none)"]
+        var rows: [[String]] = []
+        for scheme in schemes {
+            let found: (entry: DesktopEntry, reason: ApplicationCatalog.FallbackReason)?
+            do { found = try database.fallbackApplication(forScheme: scheme, system: system) } catch {
+                Console.error("cannot read the application directories: \(error)")
+                return .rejected
+            }
+            rows.append([scheme, found?.entry.id ?? "(none)", found.map { "(" + $0.reason.rawValue + ")" } ?? ""])
         }
         Console.out(table(rows))
         return .accepted
     }
 
     /// Makes the dispatcher the default for `types` (or undoes it), then
-    /// prints each change.
-    func set(_ types: [String], makeDefault: Bool) -> ExitStatus {
+    /// prints each change. Making it the default records the application it
+    /// replaces (or `fallback`) as the one behind it; undoing it puts that
+    /// application back where the dispatcher leaves a type with no default.
+    func set(_ types: [String], makeDefault: Bool, fallback: String?) -> ExitStatus {
         let base = BaseDirectories(environment: environment)
         let path = base.configHome + "/mimeapps.list"
+        let database = DesktopDatabase(environment: environment)
+        let system = DesktopDatabase.system(path: environment["PATH"])
+        let recordFile = PreviousDefaultsFile(base: base)
+        var record = database.previousDefaults()
         // Edited as FileSystem.edit edits: one edit at a time across processes,
         // through a symlink, never over a file it could not read whole, and
         // keeping every byte of the lines it does not change.
@@ -39,30 +52,62 @@ struct DefaultsCommands {
                 } catch {
                     throw EditError("\(path): \(error); not changed")
                 }
-                guard let catalog = readCatalog() else { failure = ""; return nil }
+                let catalog: ApplicationCatalog
+                do { catalog = try database.catalog() } catch {
+                    Console.error("cannot read the application directories: \(error)")
+                    failure = ""
+                    return nil
+                }
                 if makeDefault, let problem = installationProblem(base, catalog) {
                     throw EditError(problem + "; \(path) not changed")
                 }
-                let system = DesktopDatabase.system(path: environment["PATH"])
+                if makeDefault, let fallback, catalog.entries[fallback].map({ !catalog.isUsable($0.entry, system: system) }) ?? true {
+                    throw EditError("\(fallback) is not installed, is hidden, cannot be run, or is openurld itself; \(path) not changed")
+                }
                 for type in types {
                     let previous = catalog.defaultApplication(for: type, system: system)?.id
+                    if makeDefault, PreviousDefaults.isRecorded(type) {
+                        // The default being replaced, unless it is the dispatcher already.
+                        if let current = catalog.currentDefault(for: type, system: system), !catalog.isDispatcher(current, system: system) {
+                            record[type] = current.id
+                        }
+                        if let fallback { record[type] = fallback }
+                    }
                     let before = editor.defaults(for: type)?.first ?? previous
                     if makeDefault {
                         editor.makeDefault(Self.dispatcherID, for: type, previous: previous)
                     } else {
+                        let hadDispatcher = editor.defaults(for: type)?.contains(Self.dispatcherID) ?? false
                         editor.removeDefault(Self.dispatcherID, for: type)
+                        // Leaving a type with no default would hand it to whatever claims it first.
+                        if hadDispatcher, editor.defaults(for: type) == nil, let id = record[type], let entry = catalog.entries[id]?.entry,
+                           catalog.isUsable(entry, system: system) {
+                            editor.makeDefault(id, for: type, previous: nil)
+                        }
                     }
                     let after = editor.defaults(for: type)?.first
                     let label = type.hasPrefix("x-scheme-handler/") ? String(type.dropFirst(17)) : type
-                    let fallback = previous.map { " (\($0) kept as fallback)" } ?? " (no other application for it: such URLs will be rejected)"
+                    let behind = record[type] ?? previous
+                    let kept = behind.map { " (\($0) kept as fallback)" } ?? " (no other application for it: such URLs will be rejected)"
                     switch (makeDefault, before == after) {
-                    case (true, true): report += "\(label): already \(Self.dispatcherID)\(fallback)\n"
-                    case (true, false): report += "\(label): \(before ?? "(none)") → \(Self.dispatcherID)\(fallback)\n"
+                    case (true, true): report += "\(label): already \(Self.dispatcherID)\(kept)\n"
+                    case (true, false): report += "\(label): \(before ?? "(none)") → \(Self.dispatcherID)\(kept)\n"
                     case (false, true): report += "\(label): unchanged (\(before ?? "no default"))\n"
                     case (false, false): report += "\(label): \(Self.dispatcherID) → \(after ?? previous ?? "(none)")\n"
                     }
                 }
                 return editor.text == original ? nil : editor.text
+            }
+            let kde = KDEBrowserSetting(base: base, environment: environment)
+            if failure == nil, makeDefault {
+                // KDE's own setting names the browser when mimeapps.list had none to keep.
+                if let browser = kde.browserID, browser != Self.dispatcherID, types.contains("x-scheme-handler/https") {
+                    for type in Command.defaultSchemes.map({ "x-scheme-handler/" + $0 }) where record[type] == nil { record[type] = browser }
+                }
+                try recordFile.store(record, types: types)
+            }
+            if failure == nil, types.contains("x-scheme-handler/https") {
+                report += try kde.follow(makeDefault: makeDefault, record: record)
             }
         } catch {
             Console.error(error.description)

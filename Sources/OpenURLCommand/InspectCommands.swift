@@ -1,4 +1,5 @@
 import DBus
+import Desktop
 import DispatcherAPI
 import Routing
 
@@ -33,7 +34,7 @@ struct InspectCommands {
                 Console.out(JSON.object(fields) + "\n")
                 return .accepted
             }
-            Console.out(Self.describe(url, steps: steps, application: application))
+            Console.out(Self.describe(url, steps: steps, application: application, why: fallbackReason(application, steps: steps, url: url)))
             return .accepted
         } catch {
             let unreachable = DispatcherClient.isUnreachable(error)
@@ -42,8 +43,20 @@ struct InspectCommands {
         }
     }
 
+    /// Where the daemon's answer came from, as this session's defaults explain
+    /// it; `nil` when they name another application than the daemon did (it
+    /// runs with its own environment) or the URL is a file.
+    func fallbackReason(_ application: String, steps: [DispatcherClient.ExplainStep], url: ValidatedURL) -> String? {
+        let finalURL = steps.last(where: { $0.resultURL != nil })?.resultURL.flatMap { try? ValidatedURL($0) } ?? url
+        guard !application.isEmpty, finalURL.scheme != "file" else { return nil }
+        let found = try? DesktopDatabase(environment: environment)
+            .fallbackApplication(forScheme: finalURL.scheme, system: DesktopDatabase.system(path: environment["PATH"]))
+        guard let found, found.entry.id == application else { return nil }
+        return found.reason.rawValue
+    }
+
     /// `explain`'s text: each step, what it would do, and where the URL ends up.
-    static func describe(_ validated: ValidatedURL, steps: [DispatcherClient.ExplainStep], application: String) -> String {
+    static func describe(_ validated: ValidatedURL, steps: [DispatcherClient.ExplainStep], application: String, why: String? = nil) -> String {
         let url = validated.text
         var lines = [steps.isEmpty ? "\(url): no handler or rule matches" : "\(url) would be offered, in this order, to:"]
         // A host spelled otherwise than a browser reads it (`ｅxample.com.`,
@@ -71,7 +84,7 @@ struct InspectCommands {
             let target = finalURL == url ? "it" : finalURL
             lines.append(application.isEmpty
                 ? (steps.isEmpty ? "and" : "then, if all pass,") + " no application would open \(target)"
-                : (steps.isEmpty ? "" : "then, if all pass, ") + "\(target) would be opened with \(application)")
+                : (steps.isEmpty ? "" : "then, if all pass, ") + "\(target) would be opened with \(application)" + (why.map { " (\($0))" } ?? ""))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -161,6 +174,14 @@ func table(_ rows: [[String]]) -> String {
     return rows.map { row in
         row.enumerated().map { index, cell in
             index == row.count - 1 ? cell : cell + String(repeating: " ", count: widths[index] - cell.count)
-        }.joined(separator: "  ")
+        }.joined(separator: "  ").trimmingTrailingSpaces
     }.joined(separator: "\n") + "\n"
+}
+
+extension String {
+    fileprivate var trimmingTrailingSpaces: String {
+        var text = Substring(self)
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
+    }
 }

@@ -57,8 +57,8 @@ public enum OpenURLCLI {
         case .targets(let scheme, let json): return DefaultsCommands(environment: environment).targets(scheme, json: json)
         case .remembered(let json): return RememberedCommands(environment: environment).list(json: json)
         case .forget(let hosts): return RememberedCommands(environment: environment).forget(hosts)
-        case .setDefault(let types): return DefaultsCommands(environment: environment).set(types, makeDefault: true)
-        case .unsetDefault(let types): return DefaultsCommands(environment: environment).set(types, makeDefault: false)
+        case .setDefault(let types, let fallback): return DefaultsCommands(environment: environment).set(types, makeDefault: true, fallback: fallback)
+        case .unsetDefault(let types): return DefaultsCommands(environment: environment).set(types, makeDefault: false, fallback: nil)
         default: return nil
         }
     }

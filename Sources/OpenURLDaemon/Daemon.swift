@@ -74,9 +74,10 @@ public enum Daemon {
             chooser: BusChooser(connection: connection), file: options.remember ? RememberedChoiceFile(base: base) : nil,
             ruleDirectories: ruleDirectories)
         let dispatcher: Dispatcher
+        let systemDefault = makeSystemDefault(connection)
         do {
             dispatcher = try await serve(
-                on: connection, configuration: configuration, systemDefault: makeSystemDefault(connection), logger: logger,
+                on: connection, configuration: configuration, systemDefault: systemDefault, logger: logger,
                 asking: asking, rules: RuleFiles.load(from: ruleDirectories), replace: options.replace, onNameLost: { stop.yield(.nameLost) })
         } catch {
             logger.error(error.message)
@@ -92,14 +93,22 @@ public enum Daemon {
             reloadRules()
         }
         let watcher: AnyObject
-        if let watching = RuleWatcher(directories: ruleDirectories, onChange: changed) {
+        if let watching = FileWatcher(directories: ruleDirectories, onChange: changed) {
             watcher = watching
         } else {
             // Without inotify (the per-user instance limit, say), polling still notices edits.
             logger.warning("cannot watch the rule directories (inotify: \(String(cString: strerror(errno)))); checking them every 2 s instead")
-            watcher = RulePoller(directories: ruleDirectories, onChange: changed)
+            watcher = FilePoller(directories: ruleDirectories, onChange: changed)
         }
         defer { withExtendedLifetime(watcher) {} }
+
+        // The defaults are read now and whenever a mimeapps.list changes, so
+        // that the application behind the dispatcher is recorded before a
+        // settings panel replaces it (see PreviousDefaults).
+        let defaultsFiles = systemDefault.defaultsFiles
+        let defaultsWatcher = watch(defaultsFiles, logger: logger) { systemDefault.defaultsChanged() }
+        defer { withExtendedLifetime(defaultsWatcher) {} }
+        systemDefault.defaultsChanged()
         let idleWatch = options.idleExit.map { limit in
             Task {
                 let step = min(max(limit / 4, .milliseconds(50)), .seconds(5))
@@ -134,6 +143,19 @@ public enum Daemon {
             }
         }
         return 0
+    }
+
+    /// Watches `files` (inotify, else polling); `nil` when there are none.
+    private static func watch(
+        _ files: [(directory: String, name: String)], logger: Logger, onChange: @escaping @Sendable () -> Void
+    ) -> AnyObject? {
+        guard !files.isEmpty else { return nil }
+        var directories: [String] = []
+        for file in files where !directories.contains(file.directory) { directories.append(file.directory) }
+        let names = Set(files.map(\.name))
+        if let watching = FileWatcher(directories: directories, names: { names.contains($0) }, onChange: onChange) { return watching }
+        logger.warning("cannot watch the mimeapps.list files (inotify: \(String(cString: strerror(errno)))); checking them every 2 s instead")
+        return FilePoller(directories: directories, names: { names.contains($0) }, onChange: onChange)
     }
 
     /// Sets the dispatcher up on `connection`: follows departing clients,

@@ -29,6 +29,11 @@ public protocol SystemDefault: Sendable {
     /// installed, in that order, or (when empty) every target set up for the
     /// URL's scheme, the default first.
     func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate]
+    /// The files whose change may change the defaults (`mimeapps.list` in
+    /// each directory), which the daemon watches while it runs.
+    var defaultsFiles: [(directory: String, name: String)] { get }
+    /// Called when the daemon starts and whenever a `defaultsFiles` file changed.
+    func defaultsChanged()
 }
 
 /// A fallback that opens nothing, for tests of the handler chain alone.
@@ -41,6 +46,9 @@ public struct NoSystemDefault: SystemDefault {
 }
 
 extension SystemDefault {
+    /// By default, nothing to watch.
+    public var defaultsFiles: [(directory: String, name: String)] { [] }
+    public func defaultsChanged() {}
     /// By default, no application can be named: for fallbacks in tests of the chain alone.
     public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
         .noApplication(reason: "this fallback opens no named applications")

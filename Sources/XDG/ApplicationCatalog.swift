@@ -52,21 +52,38 @@ public struct ApplicationCatalog: Sendable {
     }
 
     /// The application that opens URLs of `scheme` when openurld passes one
-    /// on: the scheme's default, if it is not the dispatcher. When a settings
-    /// panel made the dispatcher the only default (GNOME's and Plasma's do,
-    /// without keeping the previous one), the first application that merely
-    /// claims the scheme would be arbitrary; for the web's schemes the rule is
-    /// the one a person would agree with: the default for `text/html` (the
-    /// desktop's browser for pages), then an application in the `WebBrowser`
-    /// category that claims the scheme, then one that claims `text/html`.
-    /// Other schemes keep the specification's order.
-    public func fallbackApplication(forScheme scheme: String, system: System) -> (entry: DesktopEntry, reason: FallbackReason)? {
+    /// on, and why it was chosen.
+    ///
+    /// When the scheme's default is another application, that one. When it
+    /// is the dispatcher (or there is none), the application behind it:
+    /// `previous`, openurld's record of the default before it, then what the
+    /// default list names after the dispatcher. Without either (a settings
+    /// panel made the dispatcher the only default before openurld ever saw
+    /// another), the first application that merely claims a web scheme would
+    /// be arbitrary; for http and https the rule is the one a person would
+    /// agree with: the default for `text/html` (the desktop's browser for
+    /// pages), then an application in the `WebBrowser` category that claims
+    /// the scheme, then one that claims `text/html`. Other schemes keep the
+    /// specification's order.
+    public func fallbackApplication(
+        forScheme scheme: String, system: System, previous: PreviousDefaults = .init()
+    ) -> (entry: DesktopEntry, reason: FallbackReason)? {
         let type = "x-scheme-handler/" + scheme
-        if let chosen = explicitDefault(for: type, system: system) { return (chosen, .schemeDefault) }
-        guard Self.webSchemes.contains(scheme) else {
+        if let current = currentDefault(for: type, system: system), !isDispatcher(current, system: system) {
+            return (current, .schemeDefault)
+        }
+        let isWeb = Self.webSchemes.contains(scheme)
+        // KIO sends http: to the https default: the two web schemes stand in for each other.
+        let recordedTypes = isWeb ? [type] + Self.webSchemes.filter { $0 != scheme }.map { "x-scheme-handler/" + $0 } : [type]
+        for recorded in recordedTypes {
+            if let id = previous[recorded], let entry = entries[id]?.entry, isUsable(entry, system: system) { return (entry, .previousDefault) }
+        }
+        if let listed = explicitDefault(for: type, system: system) { return (listed, .listedAfterDispatcher) }
+        guard isWeb else {
             return defaultApplication(for: type, system: system).map { ($0, .schemeClaimant) }
         }
         if let page = explicitDefault(for: "text/html", system: system) { return (page, .pageDefault) }
+        if let id = previous["text/html"], let entry = entries[id]?.entry, isUsable(entry, system: system) { return (entry, .previousDefault) }
         for candidateType in [type, "text/html"] {
             let browser = associatedApplications(for: candidateType).lazy.compactMap { self.entries[$0]?.entry }
                 .first { $0.categories.contains("WebBrowser") && self.isUsable($0, system: system) }
@@ -76,19 +93,49 @@ public struct ApplicationCatalog: Sendable {
     }
 
     /// Why `fallbackApplication` chose what it chose, for `openurl default` and `explain`.
-    public enum FallbackReason: String, Sendable {
-        /// The scheme's own default in mimeapps.list.
+    public enum FallbackReason: String, Sendable, CaseIterable {
+        /// The scheme's default in mimeapps.list is another application: openurld is not the default.
         case schemeDefault = "the scheme's default"
+        /// openurld's record of the default before it.
+        case previousDefault = "the default before openurld"
+        /// The next application in the scheme's default list, after the dispatcher.
+        case listedAfterDispatcher = "listed after openurld in the scheme's defaults"
         /// The default for text/html, as the scheme's default is the dispatcher alone.
-        case pageDefault = "the default for text/html (the scheme's default is the dispatcher)"
+        case pageDefault = "the default for text/html"
         /// A web browser claiming the scheme or text/html.
-        case webBrowser = "a web browser (Categories=WebBrowser) that claims it; no default names another application"
+        case webBrowser = "a web browser that claims it (no default or record names one)"
         /// The first application claiming the scheme, in the specification's order.
         case schemeClaimant = "the first application that claims it"
     }
 
     /// The schemes whose fallback is the web browser.
     static let webSchemes = ["http", "https"]
+
+    /// The default for `mimeType` as the specification decides it, the
+    /// dispatcher included: the first valid desktop file the
+    /// `[Default Applications]` lines name, level by level.
+    public func currentDefault(for mimeType: String, system: System) -> DesktopEntry? {
+        for level in levels {
+            for id in level.defaults[mimeType] ?? [] {
+                guard let installed = entries[id] else { continue }
+                if isDispatcher(installed.entry, system: system) || isUsable(installed.entry, system: system) { return installed.entry }
+            }
+        }
+        return nil
+    }
+
+    /// Each recorded type's default when it is an application other than the
+    /// dispatcher: what `PreviousDefaults` keeps.
+    public func observedDefaults(system: System) -> [String: String] {
+        var types = Set<String>()
+        for level in levels { types.formUnion(level.defaults.keys.filter(PreviousDefaults.isRecorded)) }
+        var observed: [String: String] = [:]
+        for type in types {
+            guard let entry = currentDefault(for: type, system: system), !isDispatcher(entry, system: system) else { continue }
+            observed[type] = entry.id
+        }
+        return observed
+    }
 
     /// The first usable application a mimeapps.list `[Default Applications]` names for `mimeType`.
     private func explicitDefault(for mimeType: String, system: System) -> DesktopEntry? {
@@ -126,6 +173,12 @@ public struct ApplicationCatalog: Sendable {
     private func isInScope(_ id: String, from scope: Int) -> Bool {
         guard let installed = entries[id] else { return true }
         return installed.directoryIndex >= scope
+    }
+
+    /// Whether the entry is the dispatcher: by its ID, its bus name or the program it runs.
+    public func isDispatcher(_ entry: DesktopEntry, system: System) -> Bool {
+        let program = entry.exec.flatMap { try? ExecLine($0) }.flatMap { system.resolve($0.program) }
+        return system.isDispatcher(entry, program)
     }
 
     /// Whether the entry can be launched and is not the dispatcher.

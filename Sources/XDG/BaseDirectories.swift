@@ -7,6 +7,9 @@ public struct BaseDirectories: Sendable, Equatable {
     public let configHome: String
     public let configDirs: [String]
     public let dataHome: String
+    /// `$XDG_STATE_HOME`: state that should survive a restart but is not worth
+    /// backing up (openurld's record of the application behind it).
+    public let stateHome: String
     /// `$XDG_DATA_DIRS`, then the sandbox export directories it lacks.
     public let dataDirs: [String]
 
@@ -24,6 +27,7 @@ public struct BaseDirectories: Sendable, Equatable {
         configHome = single("XDG_CONFIG_HOME", default: home.trimmingSlash + "/.config")
         configDirs = list("XDG_CONFIG_DIRS", default: ["/etc/xdg"])
         dataHome = single("XDG_DATA_HOME", default: home.trimmingSlash + "/.local/share")
+        stateHome = single("XDG_STATE_HOME", default: home.trimmingSlash + "/.local/state")
         var dataDirs = list("XDG_DATA_DIRS", default: ["/usr/local/share", "/usr/share"])
         // Sandboxed applications export their desktop files to directories
         // their packaging adds to XDG_DATA_DIRS from login scripts, which a

@@ -375,14 +375,14 @@ struct CLITests {
     @Test func explainHandlersStatusAndDefault() async throws {
         try await withSession { s in
             let explain = try await s.openurl("explain", "https://example.com/")
-            #expect(explain.stdout == "https://example.com/: no handler or rule matches\nit would be opened with browser.desktop\n")
+            #expect(explain.stdout == "https://example.com/: no handler or rule matches\nit would be opened with browser.desktop (the first application that claims it)\n")
             let json = try await s.openurl("explain", "--json", "https://example.com/")
             #expect(json.stdout == "{\"url\":\"https://example.com/\",\"host\":\"example.com\",\"handlers\":[],\"application\":\"browser.desktop\"}\n")
             #expect(try await s.openurl("handlers").stdout == "no handlers are registered\n")
             #expect(try await s.openurl("handlers", "--json").stdout == "[]\n")
             let status = try await s.openurl("status")
             #expect(status.status == 0 && status.stdout.hasPrefix("openurld 0.1.0 is running as :1."))
-            #expect(try await s.openurl("default", "https", "mailto").stdout == "https   browser.desktop\nmailto  (none)\n")
+            #expect(try await s.openurl("default", "https", "mailto").stdout == "https   browser.desktop  (the first application that claims it)\nmailto  (none)\n")
             #expect(s.tree.recorded().isEmpty, "explain and default open nothing")
         }
     }
@@ -450,7 +450,7 @@ struct CLITests {
             #expect(explain.stdout == """
                 https://twitter.com/jack would be offered, in this order, to:
                   1. rule "nitter" (\(file):5, priority 3): pass on https://nitter.net/jack
-                then, if all pass, https://nitter.net/jack would be opened with browser.desktop
+                then, if all pass, https://nitter.net/jack would be opened with browser.desktop (the first application that claims it)
 
                 """)
             let blocked = try await s.openurl("explain", "https://ads.example/x")
@@ -598,40 +598,155 @@ struct CLITests {
     /// GNOME Settings (GLib's `g_app_info_set_as_default_for_type`, which
     /// `gio mime TYPE APP` calls) makes openurld the default alone, dropping the
     /// browser it replaced; Plasma's panel writes the same. Links no rule
-    /// decides still reach the person's browser, not the first application
-    /// that happens to claim the scheme (issue 29).
-    @Test(arguments: ["gio", "plasma"])
-    func aSettingsPanelThatDropsThePreviousBrowserDoesNotLoseIt(panel: String) async throws {
-        try await withSession { s in
+    /// decides still reach the browser that was the default just before, not
+    /// another browser that sorts first (issue 29): the daemon recorded it,
+    /// whether the switch happened while it ran or between two of its runs.
+    @Test(arguments: ["gio", "plasma"], [true, false])
+    func aSettingsPanelThatDropsThePreviousBrowserDoesNotLoseIt(panel: String, whileRunning: Bool) async throws {
+        try await withSession(daemon: false) { s in
             try s.installDispatcher()
-            try s.tree.app("aaa-other.desktop", schemes: ["https"], exec: "recorder other %u")
+            // Two browsers: without a record, the documented rule would pick aaa-browser.
+            try s.tree.app("aaa-browser.desktop", schemes: ["http", "https"], exec: "recorder aaa-browser %u",
+                           extra: "Categories=Network;WebBrowser;")
             try s.tree.app("firefox.desktop", schemes: ["http", "https"], exec: "recorder firefox %u",
                            extra: "Categories=Network;WebBrowser;")
             var gioEnvironment = s.tree.environment
             gioEnvironment["GIO_USE_VFS"] = "local"
-            switch panel {
-            case "gio":
-                for type in ["x-scheme-handler/https", "x-scheme-handler/http"] {
-                    let set = try await run(["gio", "mime", type, "org.openurld.Dispatcher1.desktop"], environment: gioEnvironment)
-                    #expect(set.status == 0, "\(set.stderr)")
+            func setDefault(_ id: String) async throws {
+                switch panel {
+                case "gio":
+                    for type in ["x-scheme-handler/https", "x-scheme-handler/http"] {
+                        let set = try await run(["gio", "mime", type, id], environment: gioEnvironment)
+                        #expect(set.status == 0, "\(set.stderr)")
+                    }
+                default:
+                    try s.tree.write("config/mimeapps.list", """
+                        [Added Associations]
+                        x-scheme-handler/https=\(id);
+                        x-scheme-handler/http=\(id);
+
+                        [Default Applications]
+                        x-scheme-handler/https=\(id)
+                        x-scheme-handler/http=\(id)
+
+                        """)
                 }
-            default:
-                try s.tree.write("config/mimeapps.list", """
-                    [Added Associations]
-                    x-scheme-handler/https=org.openurld.Dispatcher1.desktop;
-                    x-scheme-handler/http=org.openurld.Dispatcher1.desktop;
-
-                    [Default Applications]
-                    x-scheme-handler/https=org.openurld.Dispatcher1.desktop
-                    x-scheme-handler/http=org.openurld.Dispatcher1.desktop
-
-                    """)
             }
-            let html = try await run(["gio", "mime", "x-scheme-handler/https"], environment: gioEnvironment)
-            #expect(html.stdout.hasPrefix("Default application for “x-scheme-handler/https”: org.openurld.Dispatcher1.desktop"), "\(html.stdout)")
-            #expect(try await s.openurl("default", "https").stdout == "https  firefox.desktop\n")
+            let record = s.tree.root + "/state/openurld/previous-defaults.list"
+            func recorded() -> String { (try? String(contentsOfFile: record, encoding: .utf8)) ?? "" }
+            func waitForRecord() async throws {
+                let deadline = ContinuousClock.now + .seconds(5)
+                while !recorded().contains("x-scheme-handler/https=firefox.desktop"), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(recorded().contains("x-scheme-handler/https=firefox.desktop"), "\(recorded())")
+            }
+            var daemon: pid_t?
+            defer { daemon.map(Binaries.stop) }
+            if whileRunning {
+                // The daemon sees firefox become the default through its watch on mimeapps.list.
+                daemon = try await Binaries.startDaemon(on: s.bus, tree: s.tree)
+                try await setDefault("firefox.desktop")
+                try await waitForRecord()
+            } else {
+                // A run of the daemon sees firefox as the default; the switch happens while none runs.
+                try await setDefault("firefox.desktop")
+                let first = try await Binaries.startDaemon(on: s.bus, tree: s.tree)
+                try await waitForRecord()
+                Binaries.stop(first)
+            }
+            try await setDefault("org.openurld.Dispatcher1.desktop")
+            let after = try await run(["gio", "mime", "x-scheme-handler/https"], environment: gioEnvironment)
+            #expect(after.stdout.hasPrefix("Default application for “x-scheme-handler/https”: org.openurld.Dispatcher1.desktop"), "\(after.stdout)")
+            if daemon == nil { daemon = try await Binaries.startDaemon(on: s.bus, tree: s.tree) }
+            #expect(try await s.openurl("default", "https").stdout == "https  firefox.desktop  (the default before openurld)\n")
             #expect(try await s.openurl("https://undecided.example/").status == 0)
             #expect(try await s.tree.waitForRecords(1).map(\.app) == ["firefox"])
+            // The record is the daemon's, not a copy of mimeapps.list: it still names firefox.
+            #expect(recorded().contains("x-scheme-handler/https=firefox.desktop"))
+        }
+    }
+
+    /// Without any record (openurld made the default before it ever ran), the
+    /// documented rule decides, and `default` says so.
+    @Test func withoutARecordTheDocumentedRuleDecidesAndSaysSo() async throws {
+        try await withSession(daemon: false) { s in
+            try s.installDispatcher()
+            try s.tree.app("aaa-other.desktop", schemes: ["https"], exec: "recorder other %u")
+            try s.tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: "Categories=Network;WebBrowser;")
+            try s.tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop\n")
+            #expect(try await s.openurl("default", "https").stdout
+                == "https  firefox.desktop  (a web browser that claims it (no default or record names one))\n")
+        }
+    }
+
+    /// `set-default` records what it replaces, `--fallback` picks another,
+    /// and `unset-default` puts the recorded browser back on a line the
+    /// dispatcher leaves empty.
+    @Test func setDefaultRecordsTheBrowserBehindItAndUnsetDefaultRestoresIt() async throws {
+        try await withSession(daemon: false) { s in
+            try s.installDispatcher()
+            try s.tree.app("firefox.desktop", schemes: ["http", "https"], exec: "recorder firefox %u", extra: "Categories=WebBrowser;")
+            try s.tree.app("chromium.desktop", schemes: ["http", "https"], exec: "recorder chromium %u", extra: "Categories=WebBrowser;")
+            try s.tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=firefox.desktop\nx-scheme-handler/http=firefox.desktop\n")
+            let set = try await s.openurl("set-default", "https")
+            #expect(set.status == 0, "\(set.stderr)")
+            let record = s.tree.root + "/state/openurld/previous-defaults.list"
+            var text = try String(contentsOfFile: record, encoding: .utf8)
+            #expect(text.contains("x-scheme-handler/http=firefox.desktop") && text.contains("x-scheme-handler/https=firefox.desktop"), "\(text)")
+            let chosen = try await s.openurl("set-default", "--fallback=chromium.desktop")
+            #expect(chosen.status == 0, "\(chosen.stderr)")
+            text = try String(contentsOfFile: record, encoding: .utf8)
+            #expect(text.contains("x-scheme-handler/https=chromium.desktop"), "\(text)")
+            #expect(try await s.openurl("default", "https").stdout == "https  chromium.desktop  (the default before openurld)\n")
+            let missing = try await s.openurl("set-default", "--fallback=nowhere.desktop")
+            #expect(missing.status == 1 && missing.stderr.contains("nowhere.desktop is not installed"), "\(missing.stderr)")
+            // A settings panel leaves the dispatcher alone; undoing it brings the recorded browser back.
+            try s.tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop\n")
+            let unset = try await s.openurl("unset-default", "https")
+            #expect(unset.status == 0, "\(unset.stderr)")
+            #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8)
+                == "[Default Applications]\nx-scheme-handler/https=chromium.desktop;\n")
+        }
+    }
+
+    /// On KDE, KIO opens web links with `kdeglobals`' `BrowserApplication`
+    /// before it reads mimeapps.list, and `xdg-settings` reports it: it
+    /// follows `set-default --browser` and `unset-default --browser`, and
+    /// every other byte of the file stays.
+    @Test func setDefaultKeepsKDEsBrowserSettingConsistent() async throws {
+        try await withSession(daemon: false) { s in
+            try s.installDispatcher()
+            try s.tree.app("firefox.desktop", schemes: ["http", "https"], exec: "recorder firefox %u", extra: "Categories=WebBrowser;")
+            let kdeglobals = """
+                [$Version]
+                update_info=kded.upd:kde3_xdg_mimeapps
+
+                [General]
+                BrowserApplication=firefox.desktop
+                TerminalApplication=konsole
+                fixed[$e]=Hack,10,-1,5,50,0,0,0,0,0
+
+                [KDE]
+                LookAndFeelPackage=org.kde.breeze.desktop
+
+                """
+            try s.tree.write("config/kdeglobals", kdeglobals)
+            var environment = s.environment
+            environment["XDG_CURRENT_DESKTOP"] = "KDE"
+            environment["KDE_SESSION_VERSION"] = "5"
+            let set = try await run([Binaries.openurl, "set-default", "--browser"], environment: environment)
+            #expect(set.status == 0, "\(set.stderr)")
+            #expect(set.stdout.contains("BrowserApplication"), "\(set.stdout)")
+            let written = try String(contentsOfFile: s.tree.root + "/config/kdeglobals", encoding: .utf8)
+            #expect(written == kdeglobals.replacingOccurrences(of: "BrowserApplication=firefox.desktop", with: "BrowserApplication=org.openurld.Dispatcher1.desktop"))
+            // What xdg-settings reports on KDE, read by KDE's own kreadconfig5. (Its `check`
+            // fails under Debian's /bin/sh on a bash-only substitution, whatever the file says.)
+            let reported = try await run(["xdg-settings", "get", "default-web-browser"], environment: environment)
+            #expect(reported.stdout == "org.openurld.Dispatcher1.desktop\n", "\(reported.stdout) \(reported.stderr)")
+            let unset = try await run([Binaries.openurl, "unset-default", "--browser"], environment: environment)
+            #expect(unset.status == 0, "\(unset.stderr)")
+            #expect(try String(contentsOfFile: s.tree.root + "/config/kdeglobals", encoding: .utf8) == kdeglobals)
         }
     }
 
@@ -649,7 +764,8 @@ struct CLITests {
             #expect(try FileManager.default.destinationOfSymbolicLink(atPath: s.tree.root + "/config/mimeapps.list") == "../dotfiles/mimeapps.list")
             let after = try [UInt8](Data(contentsOf: URL(fileURLWithPath: s.tree.root + "/dotfiles/mimeapps.list")))
             let expected = Array("# caf".utf8) + [0xE9]
-                + Array("\n[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;browser.desktop;\n".utf8)
+                + Array(("\n[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;browser.desktop;\n"
+                    + "x-scheme-handler/http=org.openurld.Dispatcher1.desktop;browser.desktop;\n").utf8)
             #expect(after == expected, "\(String(decoding: after, as: UTF8.self).debugDescription)")
         }
     }
@@ -693,12 +809,14 @@ struct CLITests {
             let gio = try await run(["gio", "mime", "x-scheme-handler/https"], environment: gioEnvironment)
             #expect(gio.stdout.hasPrefix("Default application for “x-scheme-handler/https”: org.openurld.Dispatcher1.desktop"), "\(gio.stdout)\(gio.stderr)")
             // … while the fallback still finds the browser right after it.
-            #expect(try await s.openurl("default", "https").stdout == "https  browser.desktop\n")
+            #expect(try await s.openurl("default", "https").stdout == "https  browser.desktop  (the default before openurld)\n")
             #expect(try await s.openurl("https://after-set-default.example/").status == 0)
             #expect(try await s.tree.waitForRecords(1).first?.app == "browser")
             // Setting twice changes nothing, and says so.
+            // `https` alone sets http too: KIO sends http: URLs to the https default.
             #expect(try await s.openurl("set-default", "https").stdout
-                == "https: already org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)\n")
+                == "http: already org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)\n"
+                    + "https: already org.openurld.Dispatcher1.desktop (browser.desktop kept as fallback)\n")
             #expect(try String(contentsOfFile: s.tree.root + "/config/mimeapps.list", encoding: .utf8) == afterSet)
 
             let unset = try await s.openurl("unset-default")

@@ -54,7 +54,28 @@ import XDG
         let tree = try desk()
         try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;aaa-other.desktop;\n")
         let chosen = try #require(Self.fallback(tree))
-        #expect(chosen.0 == "aaa-other.desktop" && chosen.1 == .schemeDefault)
+        #expect(chosen.0 == "aaa-other.desktop" && chosen.1 == .listedAfterDispatcher)
+    }
+
+    /// The record (a person's choice in the preferences window, or the
+    /// default `set-default` replaced) comes before what the list names after the dispatcher.
+    @Test func theRecordBeatsTheListAfterTheDispatcher() throws {
+        let tree = try desk()
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop;aaa-other.desktop;\n")
+        try tree.write("state/openurld/previous-defaults.list", "[Previous Defaults]\nx-scheme-handler/https=firefox.desktop\n")
+        let database = DesktopDatabase(environment: tree.environment)
+        let chosen = try #require(try database.fallbackApplication(forScheme: "https", system: DesktopDatabase.system(path: tree.environment["PATH"])))
+        #expect(chosen.entry.id == "firefox.desktop" && chosen.reason == .previousDefault)
+    }
+
+    /// When openurld is not the default, the default decides, whatever the record says.
+    @Test func anotherDefaultBeatsTheRecord() throws {
+        let tree = try desk()
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=aaa-other.desktop\n")
+        try tree.write("state/openurld/previous-defaults.list", "[Previous Defaults]\nx-scheme-handler/https=firefox.desktop\n")
+        let database = DesktopDatabase(environment: tree.environment)
+        let chosen = try #require(try database.fallbackApplication(forScheme: "https", system: DesktopDatabase.system(path: tree.environment["PATH"])))
+        #expect(chosen.entry.id == "aaa-other.desktop" && chosen.reason == .schemeDefault)
     }
 
     @Test func otherSchemesKeepTheSpecificationsOrder() throws {

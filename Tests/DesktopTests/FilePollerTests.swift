@@ -5,12 +5,12 @@ import TestSupport
 
 /// Without inotify, edits to rule files are still noticed by polling.
 @Suite(.timeLimit(.minutes(1)))
-struct RulePollerTests {
+struct FilePollerTests {
     @Test func editsCreationsAndRemovalsAreNoticedOnce() async throws {
         let tree = try XDGTree()
         let directory = tree.root + "/config/openurld/rules.d"
         let (changes, changed) = AsyncStream<Void>.makeStream()
-        let poller = RulePoller(directories: [directory, tree.root + "/etc-xdg/openurld/rules.d"], every: .milliseconds(20)) {
+        let poller = FilePoller(directories: [directory, tree.root + "/etc-xdg/openurld/rules.d"], every: .milliseconds(20)) {
             changed.yield()
         }
         var events = changes.makeAsyncIterator()

@@ -26,6 +26,7 @@ public final class XDGTree: Sendable {
             "XDG_CONFIG_HOME": root + "/config",
             "XDG_CONFIG_DIRS": root + "/etc-xdg",
             "XDG_DATA_HOME": root + "/data",
+            "XDG_STATE_HOME": root + "/state",
             "XDG_DATA_DIRS": root + "/usr/share:" + root + "/opt/share",
             "PATH": root + "/bin:/usr/bin:/bin",
             "RECORDS": records,

@@ -1,0 +1,36 @@
+import FileAccess
+import XDG
+
+extension DesktopDatabase {
+    /// The record of the application behind the dispatcher, read again only when its file changed.
+    public func previousDefaults() -> PreviousDefaults {
+        let file = PreviousDefaultsFile(base: base)
+        let signature = FileSystem.signature(file.path)
+        if let cached = record.withLock({ $0 }), cached.signature == signature { return cached.record }
+        let read = file.read()
+        record.withLock { $0 = (signature, read) }
+        return read
+    }
+
+    /// The application a URL of `scheme` goes to when the dispatcher passes
+    /// it on, and why (`ApplicationCatalog.fallbackApplication`, with the record).
+    public func fallbackApplication(
+        forScheme scheme: String, system: ApplicationCatalog.System
+    ) throws(ResourceExhausted) -> (entry: DesktopEntry, reason: ApplicationCatalog.FallbackReason)? {
+        try catalog().fallbackApplication(forScheme: scheme, system: system, previous: previousDefaults())
+    }
+
+    /// Records, per type, the default that is not the dispatcher, when it
+    /// differs from the record; compared in memory first, so that a read
+    /// that changes nothing locks and writes nothing.
+    /// - Returns: the types whose record changed.
+    @discardableResult
+    public func recordPreviousDefaults(
+        observing catalog: ApplicationCatalog, system: ApplicationCatalog.System
+    ) throws(EditError) -> [String] {
+        let observed = catalog.observedDefaults(system: system)
+        let known = previousDefaults()
+        guard observed.contains(where: { known[$0.key] != $0.value }) else { return [] }
+        return try PreviousDefaultsFile(base: base).store(PreviousDefaults(observed), types: observed.keys)
+    }
+}
