@@ -139,14 +139,26 @@ struct DesktopIntegrationTests {
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(try await s.tree.waitForRecords(1).first?.arguments == ["https://gnome.example/"])
             }
-            // KDE without kde-open: xdg-open fails, and never asks the mimeapps defaults.
+            // KDE: xdg-open runs kde-open5, that is KIO, which reads the same
+            // mimeapps.list defaults and runs the dispatcher's Exec (openurl %U).
             try await withSession(display: x.display, extra: ["XDG_CURRENT_DESKTOP": "KDE", "KDE_SESSION_VERSION": "5"]) { s in
-                let result = try await run(["xdg-open", "https://kde.example/"], environment: s.environment)
-                #expect(result.status != 0)
-                #expect(s.tree.recorded().isEmpty)
-                #expect(try await s.dispatcherRuns() == false)
+                // KService finds applications through the menu it ships (libkf5service-data), which
+                // the tree's own XDG_CONFIG_DIRS lacks; a copy of it, not the machine's /etc/xdg.
+                try s.tree.write("etc-xdg/menus/kf5-applications.menu", try String(contentsOfFile: "/etc/xdg/menus/kf5-applications.menu", encoding: .utf8))
+                chmod(s.environment["XDG_RUNTIME_DIR"]!, 0o700)  // as Qt insists
+                for (index, command) in [["xdg-open"], ["kde-open5"], ["kioclient5", "exec"]].enumerated() {
+                    let url = "https://kde\(index).example/"
+                    let result = try await run(command + [url], environment: s.environment)
+                    #expect(result.status == 0, "\(command): \(result.stdout)\(result.stderr)")
+                    let records = try await s.tree.waitForRecords(index + 1)
+                    let reached = records.filter { $0.arguments == [url] }
+                    #expect(reached.count == 1, "\(command) should reach the browser once: \(records.map(\.arguments))")
+                    // KIO's startup ID for the display, passed on by openurl and the daemon.
+                    #expect(reached.first?.environment["DESKTOP_STARTUP_ID"]?.isEmpty == false, "\(command): \(reached.first?.environment ?? [:])")
+                    #expect(try await s.dispatcherRuns(), "\(command) should have gone through the daemon")
+                }
             }
-        }
+            }
         // No display at all: xdg-open ignores mimeapps.list and tries $BROWSER.
         try await withSession(extra: ["BROWSER": "textbrowser"]) { s in
             try s.tree.write("bin/textbrowser", "#!/bin/sh\nexec recorder textbrowser \"$@\"\n", executable: true)
