@@ -57,6 +57,7 @@ static inline AdwPreferencesGroup *openurld_preferences_group(void *object) { re
 static inline AdwActionRow *openurld_action_row(void *object) { return ADW_ACTION_ROW(object); }
 static inline AdwPreferencesRow *openurld_preferences_row(void *object) { return ADW_PREFERENCES_ROW(object); }
 static inline AdwPreferencesWindow *openurld_preferences_window(void *object) { return ADW_PREFERENCES_WINDOW(object); }
+static inline GtkSwitch *openurld_switch(void *object) { return GTK_SWITCH(object); }
 
 /// A startup ID (X11) or XDG activation token (Wayland) for launching the
 /// application the person chose, from this display, now that they acted.

@@ -33,10 +33,12 @@ extension DispatcherAPI {
 
         /// The method's arguments for opening `url` with `activationToken`,
         /// asking the person first when `ask` is set.
-        public static func request(_ url: String, activationToken: String?, ask: Bool = false) -> [Value] {
+        /// - Parameter notifyFailure: ask the daemon to show a failure as a desktop notification.
+        public static func request(_ url: String, activationToken: String?, ask: Bool = false, notifyFailure: Bool = false) -> [Value] {
             var options: [String: Variant] = [:]
             if let activationToken, !activationToken.isEmpty { options["activation-token"] = Variant(activationToken) }
             if ask { options["ask"] = Variant(true) }
+            if notifyFailure { options["notify-failure"] = Variant(true) }
             return [.string(url), options.dbusValue]
         }
 

@@ -4,7 +4,7 @@ import Routing
 
 /// What the command line asks `openurl` to do.
 public enum Command: Equatable, Sendable {
-    case open(urls: [String], verbose: Bool, ask: Bool)
+    case open(urls: [String], verbose: Bool, ask: Bool, quiet: Bool)
     case remembered(json: Bool)
     case forget(hosts: [String])
     case explain(url: String, json: Bool)
@@ -175,19 +175,21 @@ extension Command {
     private static func parseOpen(_ arguments: [String]) throws(UsageError) -> Command {
         var verbose = false
         var ask = false
+        var quiet = false
         var urls: [String] = []
         var onlyURLs = false
         for argument in arguments {
             if !onlyURLs, argument == "--" { onlyURLs = true; continue }
             if !onlyURLs, argument == "-v" || argument == "--verbose" { verbose = true; continue }
             if !onlyURLs, argument == "--ask" { ask = true; continue }
+            if !onlyURLs, argument == "-q" || argument == "--quiet" { quiet = true; continue }
             if !onlyURLs, argument.hasPrefix("-") {
                 throw UsageError("unknown option '\(argument)' (to open a URL starting with '-', put '--' before it)")
             }
             urls.append(argument)
         }
         guard !urls.isEmpty else { throw UsageError("no URL given") }
-        return .open(urls: urls, verbose: verbose, ask: ask)
+        return .open(urls: urls, verbose: verbose, ask: ask, quiet: quiet)
     }
 
     private static func parseHandle(_ arguments: [String]) throws(UsageError) -> HandleOptions {

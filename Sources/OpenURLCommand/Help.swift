@@ -20,7 +20,7 @@ enum Help {
     }
 
     static let main = """
-        Usage: openurl [-v] [--ask] URL|PATH...
+        Usage: openurl [-v] [-q] [--ask] URL|PATH...
                openurl COMMAND [OPTION]... [ARG]...
 
         Open URLs through openurld, the programmable URL dispatcher: handlers
@@ -47,7 +47,7 @@ enum Help {
           check-rules [FILE...]  check rule files for mistakes
           detect [TEXT]          print (or --open) the links TEXT or standard input mentions
           handle ... -- CMD      run CMD for each URL, as a handler, while openurl runs
-          default [SCHEME...]    show the application the fallback would use
+          default [SCHEME...]    show the application the fallback would use, and why
           set-default [--browser] [SCHEME...]
                                  make openurld the default for the schemes
                                  (http and https when none are given), or
@@ -64,12 +64,24 @@ enum Help {
 
         Options:
           -v, --verbose          say how each URL was opened, on standard error
+          -q, --quiet            never show a failure as a desktop notification
+                                 (errors still go to standard error)
           --ask                  show the chooser before any handler or rule, so
                                  that you pick where the URL opens (Esc: not at
                                  all; "Use Default": the usual walk)
           --version              print the version and exit
           -h, --help             print this help and exit
           --                     treat every following argument as a URL
+
+        When standard error is not a terminal (openurl was started by KIO, xdg-open,
+        a terminal's link handler or a desktop launcher, and its messages go to the
+        journal), a link it could not open is also shown as a desktop notification
+        (org.freedesktop.Notifications), with the reason: by openurld, with an
+        action that opens the preferences window, or by openurl itself when
+        openurld cannot be reached. A link a rule, a handler or the person chose not
+        to open is not a failure. At most 3 are shown in 30 s. --quiet, or
+        Failures=false in the [Notifications] group of
+        $XDG_CONFIG_HOME/openurld/openurld.conf, turns them off.
 
         Environment:
           XDG_ACTIVATION_TOKEN, DESKTOP_STARTUP_ID
@@ -238,24 +250,47 @@ enum Help {
 
     static let defaults = """
         Usage: openurl default [SCHEME]...
-               openurl set-default [--browser] [SCHEME]...
+               openurl set-default [--browser] [--fallback=ID] [SCHEME]...
                openurl unset-default [--browser] [SCHEME]...
 
         default shows, per scheme, the application openurld's fallback would launch
-        (never openurld itself), from the XDG mimeapps.list files and desktop entries.
+        (never openurld itself), and where that answer came from:
+
+          https  firefox.desktop  (the default before openurld)
+
+        When the scheme's default is another application, that one. When it is
+        openurld, the application behind it: the default before openurld, from
+        openurld's record ($XDG_STATE_HOME/openurld/previous-defaults.list), then
+        the next application the default line names. The daemon keeps the record
+        whichever tool made it the default: each time it reads the defaults (when
+        it starts, and whenever a mimeapps.list changes) it records, per type, the
+        last default that was not openurld, because GNOME's and Plasma's settings
+        panels write openurld alone. With no record, http and https go to the
+        text/html default, then a web browser (Categories=WebBrowser) that claims
+        them; other schemes to the first application that claims them.
 
         set-default makes openurld (org.openurld.Dispatcher1.desktop) the default
         x-scheme-handler for each SCHEME in $XDG_CONFIG_HOME/mimeapps.list, keeping
-        the previous default listed right after it, which is where the fallback
-        finds it, and prints each change:
+        the previous default listed right after it and in the record, and prints
+        each change:
 
           http: firefox.desktop → org.openurld.Dispatcher1.desktop (firefox.desktop kept as fallback)
+
+        --fallback=ID records ID as the application behind openurld instead (it
+        must be installed). http and https are set together: KIO sends http:
+        links to the https default.
 
         With --browser it sets what desktops set for the default web browser:
         x-scheme-handler/http, https, about and unknown, text/html and
         application/xhtml+xml (then `xdg-settings check default-web-browser
-        org.openurld.Dispatcher1.desktop` answers yes). unset-default removes
-        openurld from those lines again.
+        org.openurld.Dispatcher1.desktop` answers yes). On KDE (or where it is
+        set), BrowserApplication in the [General] group of
+        $XDG_CONFIG_HOME/kdeglobals is set too: KIO opens web links with it
+        before it reads mimeapps.list, and xdg-settings reports it there.
+
+        unset-default removes openurld from those lines again; a line it leaves
+        empty gets the recorded application back, and BrowserApplication names
+        it again (or is removed).
 
         set-default refuses (exit status 1, nothing changed) unless the dispatcher
         is installed where the desktop finds it: its desktop file in an
@@ -270,8 +305,9 @@ enum Help {
 
         SCHEME defaults to http and https (to none with --browser).
 
-        Exit status: 0 on success, 1 when the dispatcher is not installed or
-        mimeapps.list cannot be parsed or written, 2 on a usage error.
+        Exit status: 0 on success, 1 when the dispatcher (or the --fallback
+        application) is not installed or mimeapps.list cannot be parsed or
+        written, 2 on a usage error.
 
         """
 

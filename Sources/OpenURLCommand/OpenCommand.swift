@@ -13,6 +13,11 @@ struct OpenCommand {
     let verbose: Bool
     /// Show the chooser first (`--ask`).
     var ask = false
+    /// Never notify (`--quiet`).
+    var quiet = false
+
+    /// Where a failure goes when there is no terminal to tell.
+    var notifier: FailureNotifier { FailureNotifier(environment: environment, quiet: quiet) }
 
     /// Opens each argument: through the daemon when it answers, else directly.
     func run(_ arguments: [String]) async -> ExitStatus {
@@ -31,6 +36,7 @@ struct OpenCommand {
                 urls.append(try Self.url(from: argument))
             } catch {
                 Console.error("\(quoted(argument)): \(error.message)")
+                notifier.show(FailureNotice(unreadableLink: argument, reason: error.message))
                 return nil
             }
         }
@@ -72,13 +78,14 @@ struct OpenCommand {
         }
         defer { connection.close() }
         let token = activationToken
+        let notifier = notifier
         var worst = ExitStatus.accepted
         for (index, url) in urls.enumerated() {
             let status: ExitStatus
             do {
                 let reply = try connection.call(
                     DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.openURLWithOptions,
-                    DispatcherAPI.OpenResult.request(url.text, activationToken: token, ask: ask),
+                    DispatcherAPI.OpenResult.request(url.text, activationToken: token, ask: ask, notifyFailure: notifier.isEnabled),
                     timeout: DispatcherAPI.longestWalk)
                 let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
                 report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
@@ -88,11 +95,13 @@ struct OpenCommand {
                 // saying what it decided: it may have opened it already, so
                 // it is not opened again here (fail closed, as the daemon does).
                 Console.error("\(url.text): openurld stopped before answering (\(error.message)); not opened again, as it may already be open")
+                notifier.show(FailureNotice(.notOpened, url: url, reason: "openurld stopped before answering (\(error.message))"))
                 status = .unreachable
             } catch where DispatcherClient.isUnreachable(error) {
                 return (worst, urls[index...], DispatcherClient.unreachableReason(error))
             } catch {
                 Console.error("\(url.text): \(error.message)")
+                notifier.show(FailureNotice(.notOpened, url: url, reason: error.message))
                 status = error.name == .invalidArgs ? .usage : .unreachable
             }
             if status.rawValue > worst.rawValue { worst = status }
@@ -147,8 +156,10 @@ struct OpenCommand {
     private func openDirectly(
         _ url: ValidatedURL, with router: Router<Never>, token: String?, remembering file: RememberedChoiceFile
     ) async -> ExitStatus {
+        let notifier = notifier
         let route = await router.open(url, caller: "", callerAppID: nil, activationToken: token, asking: .init(first: ask)) { rule, reason in
             Console.error("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
+            notifier.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
         }
         if let choice = route.remembered {
             do { try file.remember(choice) } catch { Console.error("cannot remember the choice in \(file.path): \(error)") }
@@ -156,6 +167,12 @@ struct OpenCommand {
         let via = route.rule != nil || route.outcome == .undecided ? "the rules" : "the system default"
         let why = route.rule.map { "rule '\($0)'" + (route.message.map { ": " + $0 } ?? "") } ?? route.message
         report(url, as: route.finalURL.text, route.outcome, handler: nil, application: route.application, message: why, via: via)
+        switch route.outcome {
+        case .handled, .opened, .discarded: break
+        case .refused, .undecided, .noApplication, .launchFailed:
+            // Without the daemon, openurl is the one to say it (a rule that failed, too, was said above).
+            notifier.show(FailureNotice(.notOpened, url: url, reason: why ?? route.outcome.rawValue))
+        }
         switch route.outcome {
         case .handled, .opened: return .accepted
         case .discarded, .refused, .undecided: return .rejected

@@ -26,8 +26,8 @@ public enum OpenURLCLI {
         }
         if let status = synchronous(command, environment: environment) { return .finished(status.rawValue) }
         switch command {
-        case .open(let arguments, let verbose, let ask):
-            let opener = OpenCommand(environment: environment, verbose: verbose, ask: ask)
+        case .open(let arguments, let verbose, let ask, let quiet):
+            let opener = OpenCommand(environment: environment, verbose: verbose, ask: ask, quiet: quiet)
             guard let urls = opener.validated(arguments) else { return .finished(ExitStatus.usage.rawValue) }
             let throughDaemon = opener.openThroughDaemon(urls)
             guard !throughDaemon.unopened.isEmpty else { return .finished(throughDaemon.status.rawValue) }
@@ -79,8 +79,8 @@ public enum OpenURLCLI {
         switch command {
         case .help, .version, .checkRules, .showDefault, .targets, .setDefault, .unsetDefault, .remembered, .forget:
             status = .usage  // done by `synchronous`
-        case .open(let urls, let verbose, let ask):
-            status = await OpenCommand(environment: environment, verbose: verbose, ask: ask).run(urls)
+        case .open(let urls, let verbose, let ask, let quiet):
+            status = await OpenCommand(environment: environment, verbose: verbose, ask: ask, quiet: quiet).run(urls)
         case .explain(let url, let json):
             status = await InspectCommands(environment: environment).explain(url, json: json)
         case .handlers(let json):

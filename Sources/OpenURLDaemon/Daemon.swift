@@ -24,7 +24,8 @@ public enum Daemon {
     /// - Parameter systemDefault: makes the fallback once the bus is connected.
     public static func run(
         _ options: DaemonOptions, environment: [String: String],
-        systemDefault makeSystemDefault: @Sendable (Connection) -> any SystemDefault, logger: Logger
+        systemDefault makeSystemDefault: @Sendable (Connection) -> any SystemDefault, logger: Logger,
+        reaper: ChildReaper = ChildReaper()
     ) async -> Int32 {
         // Every signal disposition is set before the name is claimed: systemd
         // counts a Type=dbus service ready once it owns its name, and may send
@@ -75,10 +76,17 @@ public enum Daemon {
             ruleDirectories: ruleDirectories)
         let dispatcher: Dispatcher
         let systemDefault = makeSystemDefault(connection)
+        // Failures no caller will show the person go to the desktop's notifications.
+        let notices = DesktopNotifications(
+            connection: connection, base: base,
+            openPreferences: PreferencesLauncher.starter(environment: environment, reaper: reaper, warn: { logger.warning($0) }),
+            log: { logger.info($0) })
         do {
+            try await notices.start()
             dispatcher = try await serve(
                 on: connection, configuration: configuration, systemDefault: systemDefault, logger: logger,
-                asking: asking, rules: RuleFiles.load(from: ruleDirectories), replace: options.replace, onNameLost: { stop.yield(.nameLost) })
+                asking: asking, notices: notices, rules: RuleFiles.load(from: ruleDirectories), replace: options.replace,
+                onNameLost: { stop.yield(.nameLost) })
         } catch {
             logger.error(error.message)
             connection.close()
@@ -169,11 +177,12 @@ public enum Daemon {
     ///   name is owned by another instance.
     public static func serve(
         on connection: Connection, configuration: Dispatcher.Configuration, systemDefault: any SystemDefault,
-        logger: Logger, asking: Dispatcher.Asking = .init(), rules: RuleFiles.Load? = nil, replace: Bool = false,
-        onNameLost: @escaping @Sendable () -> Void = {}
+        logger: Logger, asking: Dispatcher.Asking = .init(), notices: any FailureNotices = NoFailureNotices(),
+        rules: RuleFiles.Load? = nil, replace: Bool = false, onNameLost: @escaping @Sendable () -> Void = {}
     ) async throws(DBusError) -> Dispatcher {
         let dispatcher = Dispatcher(
-            connection: connection, configuration: configuration, systemDefault: systemDefault, logger: logger, asking: asking)
+            connection: connection, configuration: configuration, systemDefault: systemDefault, logger: logger, asking: asking,
+            notices: notices)
         if let rules { dispatcher.replaceRules(with: rules) }
         // Follow departures before anyone can reach us: every registration is
         // then processed before the signal saying its owner left.

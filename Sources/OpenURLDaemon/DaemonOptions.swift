@@ -105,7 +105,19 @@ public struct DaemonOptions: Sendable, Equatable {
           -h, --help               print this help and exit
 
         Logging goes to standard error with syslog priority prefixes (<3> to <7>),
-        which journald understands.
+        which journald understands. Failures no caller will show the person (a
+        rule that failed, a walk that failed after its caller was answered, a
+        link openurl could not open with no terminal to say it on) are also shown
+        as desktop notifications (org.freedesktop.Notifications), at most 3 in
+        30 s, unless $XDG_CONFIG_HOME/openurld/openurld.conf says
+        Failures=false in its [Notifications] group.
+
+        Files: the defaults are read from mimeapps.list (watched while openurld
+        runs); the application behind openurld, per type, is recorded in
+        $XDG_STATE_HOME/openurld/previous-defaults.list (see openurl help default);
+        rules are read from $XDG_CONFIG_HOME/openurld/rules.d and
+        $XDG_CONFIG_DIRS/openurld/rules.d, and remembered answers are written to
+        rules.d/remembered.rules.
 
         Exit status: 0 after SIGTERM or SIGINT, after --idle-exit, or when another
         instance took over with --replace; 1 when the bus cannot be reached,

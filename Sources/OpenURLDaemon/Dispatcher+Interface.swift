@@ -31,7 +31,8 @@ extension Dispatcher {
                         let url = try Self.validated(text)
                         let token = try Self.activationToken("activation-token", in: options)
                         let asking = try Self.asking(in: options)
-                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking)
+                        let notifying = try Self.flag("notify-failure", in: options)
+                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking, notifying: notifying)
                         let answer = Self.describe(result)
                         return [.boolean(answer.accepted), answer.dictionary.dbusValue]
                     }),
@@ -145,16 +146,18 @@ extension Dispatcher {
 
     /// Dispatches unless the daemon is shutting down, counting the walk in flight.
     private func dispatchCounted(
-        _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init()
+        _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init(),
+        notifying: Bool = false
     ) async throws(DBusError) -> Dispatch {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
         defer { endWork() }
-        return await dispatch(url, caller: caller, activationToken: activationToken, asking: asking)
+        return await dispatch(url, caller: caller, activationToken: activationToken, asking: asking, notifying: notifying)
     }
 
     /// Dispatches like `dispatchCounted`, but returns `nil` as soon as the
     /// walk waits for the person in the chooser; the walk goes on meanwhile,
-    /// counted as work in flight, and opens (or not) when they answer.
+    /// counted as work in flight, and opens (or not) when they answer. What
+    /// it then fails to open no caller hears of: it is shown as a notification.
     private func dispatchAnsweringWhenAsking(_ url: ValidatedURL, caller: BusName, activationToken: String?) async throws(DBusError) -> Dispatch? {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
         let first = FirstAnswer<Dispatch?>()
@@ -162,7 +165,8 @@ extension Dispatcher {
             first.wait(continuation)
             Task {
                 defer { endWork() }
-                first.give(await dispatch(url, caller: caller, activationToken: activationToken, asking: .init(onAsk: { first.give(nil) })))
+                let route = await dispatch(url, caller: caller, activationToken: activationToken, asking: .init(onAsk: { first.give(nil) }))
+                if !first.give(route) { notifyIfFailed(route, of: url) }
             }
         }
     }
@@ -220,6 +224,13 @@ extension Dispatcher {
         return token
     }
 
+    /// A boolean option; `false` when absent.
+    static func flag(_ key: String, in options: [String: Variant]) throws(DBusError) -> Bool {
+        guard let value = options[key] else { return false }
+        guard let flag = value.get(Bool.self) else { throw .invalidArgs("option '\(key)' must have type 'b', not '\(value.value.type)'") }
+        return flag
+    }
+
     /// How `OpenURLWithOptions` asks the person: `ask` (b) first, and the `link-text` (s) to show.
     static func asking(in options: [String: Variant]) throws(DBusError) -> Router<HandlerEndpoint>.Asking {
         var asking = Router<HandlerEndpoint>.Asking()
@@ -255,5 +266,11 @@ final class FirstAnswer<T: Sendable>: Sendable {
 
     func wait(_ continuation: CheckedContinuation<T, Never>) { waiter.withLock { $0 = continuation } }
 
-    func give(_ value: T) { waiter.withLock { $0.take() }?.resume(returning: value) }
+    /// - Returns: whether this was the first value (the one the waiter got).
+    @discardableResult
+    func give(_ value: T) -> Bool {
+        guard let waiter = waiter.withLock({ $0.take() }) else { return false }
+        waiter.resume(returning: value)
+        return true
+    }
 }

@@ -29,6 +29,8 @@ public final class Dispatcher: Sendable {
     /// The questions on screen, bounded per caller and in all.
     let prompts: PromptLimits
     let asking: Asking
+    /// Where failures nobody else will show the person go.
+    let notices: any FailureNotices
     private let state: Mutex<State>
 
     /// How the daemon asks the person, and keeps their answers.
@@ -61,8 +63,9 @@ public final class Dispatcher: Sendable {
     }
 
     public init(connection: Connection, configuration: Configuration, systemDefault: any SystemDefault, logger: Logger,
-                asking: Asking = Asking()) {
+                asking: Asking = Asking(), notices: any FailureNotices = NoFailureNotices()) {
         self.connection = connection
+        self.notices = notices
         self.asking = asking
         self.configuration = configuration
         self.systemDefault = systemDefault
@@ -93,20 +96,36 @@ public final class Dispatcher: Sendable {
     /// Walks the handlers and rules for `url` opened by `caller`, then the
     /// system default, all within the walk deadline (launches included, so
     /// that the caller is answered before its own D-Bus timeout).
+    /// - Parameter notifying: show a failure as a desktop notification (the
+    ///   caller has nobody to tell: `openurl` with no terminal). A rule that
+    ///   fails is always shown: the walk goes on, so no caller hears of it.
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?,
-                         asking how: Router<HandlerEndpoint>.Asking = .init()) async -> Dispatch {
+                         asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Dispatch {
         // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.
         let rules = state.withLock { $0.rules }
         let callerAppID = rules.needsCallerAppID ? await appID.value : nil
         let route = await router(rules: rules, caller: caller, appID: appID, original: url, activationToken: activationToken)
-            .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken, asking: how) { [logger] rule, reason in
+            .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken, asking: how) { [logger, notices] rule, reason in
                 logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
+                notices.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
             }
         log(route, of: url, caller: caller, appID: appID.ifKnown ?? "")
         if let remembered = route.remembered { keep(remembered) }
+        if notifying { notifyIfFailed(route, of: url) }
         return route
+    }
+
+    /// Shows a walk that could not open its URL. A link someone decided not
+    /// to open (`discarded`: a handler, a rule, the person in the chooser) is
+    /// not a failure and is not shown.
+    func notifyIfFailed(_ route: Dispatch, of url: ValidatedURL) {
+        switch route.outcome {
+        case .handled, .opened, .discarded: return
+        case .noApplication, .launchFailed, .refused, .undecided:
+            notices.show(FailureNotice(.notOpened, url: url, reason: route.message ?? route.outcome.rawValue))
+        }
     }
 
     /// Writes a remembered answer as a rule, then loads the rules again, so

@@ -7,7 +7,9 @@ let chooserHelp = """
     and browser profiles that can open it. D-Bus activation starts it this way.
 
     Without --service, show the preferences window: whether openurld is the
-    default browser, the remembered choices, the loaded rules and their
+    default browser and, when it is, where links no rule decides open (with a
+    Use button for each other browser); whether failures are shown as
+    notifications; the remembered choices, the loaded rules and their
     problems, and where the rule files are.
 
     In the window:

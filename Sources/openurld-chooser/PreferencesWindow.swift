@@ -18,6 +18,8 @@ final class PreferencesWindow {
     private var keepAlive: PreferencesWindow?
     /// The hosts behind each Forget button.
     private var forgetButtons: [(button: Object, host: String)] = []
+    /// The application behind each "Links no rule decides open in" Use button.
+    private var browserButtons: [(button: Object, id: String)] = []
 
     /// The window open, if any (there is one per process); main thread only.
     nonisolated(unsafe) static var current: PreferencesWindow?
@@ -51,9 +53,12 @@ final class PreferencesWindow {
     func refresh() {
         if let page { adw_preferences_window_remove(openurld_preferences_window(window), openurld_preferences_page(page)) }
         forgetButtons = []
+        browserButtons = []
         let page = raw(adw_preferences_page_new())
         self.page = page
         adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(defaultBrowserGroup()))
+        if let behind = browserBehindGroup() { adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(behind)) }
+        adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(notificationsGroup()))
         adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(rememberedGroup()))
         adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(rulesGroup()))
         adw_preferences_window_add(openurld_preferences_window(window), openurld_preferences_page(page))
@@ -74,11 +79,15 @@ final class PreferencesWindow {
         return row
     }
 
-    /// Whether the user's mimeapps.list makes the dispatcher the default for https.
+    private var database: DesktopDatabase { DesktopDatabase(environment: environment) }
+    private var system: ApplicationCatalog.System { DesktopDatabase.system(path: environment["PATH"]) }
+
+    /// Whether the desktop's default for https is the dispatcher (whichever mimeapps.list says so).
     private var isDefaultBrowser: Bool {
-        let text = (try? FileSystem.read(base.configHome + "/mimeapps.list")) ?? nil
-        let editor = try? MimeAppsEditor(text ?? "")
-        return editor?.defaults(for: "x-scheme-handler/https")?.first == DispatcherAPI.desktopID
+        guard let catalog = try? database.catalog(), let current = catalog.currentDefault(for: "x-scheme-handler/https", system: system) else {
+            return false
+        }
+        return catalog.isDispatcher(current, system: system)
     }
 
     private func defaultBrowserGroup() -> Object {
@@ -93,6 +102,73 @@ final class PreferencesWindow {
             connect(make, "clicked", self) { _, data in target(data, as: PreferencesWindow.self).makeDefault() }
             adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(make))
         }
+        return group
+    }
+
+    /// "Links no rule decides open in": the application behind the
+    /// dispatcher, where the answer came from, and the web browsers to pick
+    /// instead, each with a Use button (the pick is kept in openurld's
+    /// record, as `set-default --fallback=` keeps it). `nil` when openurld is
+    /// not the default browser: then links go to the default directly.
+    private func browserBehindGroup() -> Object? {
+        guard isDefaultBrowser, let catalog = try? database.catalog() else { return nil }
+        let current = try? database.fallbackApplication(forScheme: "https", system: system)
+        var choices: [String] = current.map { [$0.entry.id] } ?? []
+        for id in catalog.associatedApplications(for: "x-scheme-handler/https") where !choices.contains(id) {
+            if let entry = catalog.entries[id]?.entry, catalog.isUsable(entry, system: system) { choices.append(id) }
+        }
+        let description = current.map { "Now " + ($0.entry.name) + ": " + $0.reason.rawValue }
+            ?? "No other application is set up for https links: they are not opened"
+        let group = group("Links No Rule Decides Open In", description: description)
+        browserButtons = []
+        for id in choices {
+            let shown = catalog.entries[id]?.entry.name ?? id
+            let isCurrent = id == current?.entry.id
+            let row = row(shown, isCurrent ? "Opens the links no rule decides" : id, in: group)
+            if isCurrent {
+                let mark = raw(gtk_image_new_from_icon_name("object-select-symbolic"))
+                name(mark, "Chosen")
+                adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(mark))
+                continue
+            }
+            let use = button("_Use", classes: ["flat"])
+            gtk_widget_set_valign(openurld_widget(use), GTK_ALIGN_CENTER)
+            openurld_accessible_description(use, "Open the links no rule decides in " + shown)
+            browserButtons.append((use, id))
+            connect(use, "clicked", self) { button, data in
+                let preferences = target(data, as: PreferencesWindow.self)
+                guard let id = preferences.browserButtons.first(where: { $0.button == button })?.id else { return }
+                preferences.chooseBrowserBehind(id)
+            }
+            adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(use))
+        }
+        return group
+    }
+
+    /// Keeps `id` as the application behind the dispatcher for web links, then shows the page again.
+    private func chooseBrowserBehind(_ id: String) {
+        let file = PreviousDefaultsFile(base: base)
+        var record = file.read()
+        let types = ["x-scheme-handler/http", "x-scheme-handler/https"]
+        for type in types { record[type] = id }
+        _ = try? file.store(record, types: types)
+        onMain { PreferencesWindow.current?.refresh() }
+    }
+
+    private func notificationsGroup() -> Object {
+        let settings = NotificationSettings(base: base)
+        let group = group("Notifications", description: "Kept in " + settings.path)
+        let row = row("Show links that could not be opened", "When the program that opened them has nowhere to say it", in: group)
+        let toggle = raw(gtk_switch_new())
+        gtk_switch_set_active(openurld_switch(toggle), settings.showsFailures ? 1 : 0)
+        gtk_widget_set_valign(openurld_widget(toggle), GTK_ALIGN_CENTER)
+        openurld_connect_arg(toggle, "notify::active", { toggle, _, data in
+            let preferences = target(data, as: PreferencesWindow.self)
+            let shows = gtk_switch_get_active(openurld_switch(toggle)) != 0
+            _ = try? NotificationSettings(base: preferences.base).setShowsFailures(shows)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(toggle))
+        adw_action_row_set_activatable_widget(openurld_action_row(row), openurld_widget(toggle))
         return group
     }
 

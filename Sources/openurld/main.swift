@@ -22,5 +22,5 @@ case .success(.run(let options)):
     let systemDefault = { @Sendable connection in
         DesktopSystemDefault(environment: environment, connection: connection, reaper: reaper, warn: { logger.warning($0) }, inform: { logger.info($0) })
     }
-    exit(await Daemon.run(options, environment: environment, systemDefault: systemDefault, logger: logger))
+    exit(await Daemon.run(options, environment: environment, systemDefault: systemDefault, logger: logger, reaper: reaper))
 }

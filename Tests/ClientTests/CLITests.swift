@@ -659,7 +659,9 @@ struct CLITests {
             let after = try await run(["gio", "mime", "x-scheme-handler/https"], environment: gioEnvironment)
             #expect(after.stdout.hasPrefix("Default application for “x-scheme-handler/https”: org.openurld.Dispatcher1.desktop"), "\(after.stdout)")
             if daemon == nil { daemon = try await Binaries.startDaemon(on: s.bus, tree: s.tree) }
-            #expect(try await s.openurl("default", "https").stdout == "https  firefox.desktop  (the default before openurld)\n")
+            let shown = try await s.openurl("default", "https").stdout
+            #expect(shown == "https  firefox.desktop  (the default before openurld)\n")
+            #expect(try DocumentBlocks.output(of: "openurl default https", in: "docs/desktop-integration.md") == shown, "the docs show it")
             #expect(try await s.openurl("https://undecided.example/").status == 0)
             #expect(try await s.tree.waitForRecords(1).map(\.app) == ["firefox"])
             // The record is the daemon's, not a copy of mimeapps.list: it still names firefox.

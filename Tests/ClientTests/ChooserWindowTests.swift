@@ -56,16 +56,19 @@ import TestSupport
 
     /// - Parameter accessibility: give the bus the real accessibility bus
     ///   (at-spi-bus-launcher, by activation), so that AT-SPI can read the window.
+    /// - Parameter setUp: changes to the tree made before the daemon starts (and reads the defaults).
     func withDesk(rules: String = "[Rule ask]\nPriority=-1000\nAsk=\n", accessibility: Bool = false,
-                  _ body: (Desk) async throws -> Void) async throws {
+                  setUp: (XDGTree) throws -> Void = { _ in }, _ body: (Desk) async throws -> Void) async throws {
         try await withXvfb { x in
-            try await withDesk(rules: rules, accessibility: accessibility, display: ["DISPLAY": x.display], body)
+            try await withDesk(rules: rules, accessibility: accessibility, display: ["DISPLAY": x.display], setUp: setUp, body)
         }
     }
 
-    func withDesk(rules: String, accessibility: Bool, display: [String: String], _ body: (Desk) async throws -> Void) async throws {
+    func withDesk(rules: String, accessibility: Bool, display: [String: String], setUp: (XDGTree) throws -> Void = { _ in },
+                  _ body: (Desk) async throws -> Void) async throws {
         let tree = try XDGTree()
         try tree.installBrowsers(profile: "work")
+        try setUp(tree)
         try tree.write("config/openurld/rules.d/90-ask.rules", rules)
         var environment = tree.environment.merging(display) { $1 }
         if accessibility {
@@ -182,6 +185,51 @@ import TestSupport
                 #expect(shown.contains(expected), "the preferences window does not show '\(expected)'")
             }
             #expect(!shown.contains("\"remembered example.org\""), "remembered choices are listed apart from the rules")
+        }
+    }
+
+    /// With openurld the default browser, the window says where links no
+    /// rule decides go (openurld's record, and why), lets the person pick
+    /// another, and turns failure notifications off; each choice is kept in
+    /// its file.
+    @Test func thePreferencesWindowShowsAndChangesTheBrowserBehindTheDispatcher() async throws {
+        try await withDesk(accessibility: true, setUp: { tree in
+            try tree.app("org.openurld.Dispatcher1.desktop", schemes: ["http", "https"], exec: "openurl %U", extra: "DBusActivatable=true")
+            try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop\n")
+            try tree.write("state/openurld/previous-defaults.list", "[Previous Defaults]\nx-scheme-handler/https=firefox.desktop\n")
+        }) { desk in
+            let pid = try spawn(Binaries.chooser, arguments: ["openurld-chooser"], environment: desk.environment.map { "\($0.key)=\($0.value)" })
+            defer { Binaries.stop(pid) }
+            let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+            let appeared = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "label", "Links No Rule Decides Open In"],
+                                         environment: desk.environment)
+            #expect(appeared.status == 0, "\(appeared.stderr)")
+            let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+            for expected in ["openurld is your default browser", "Links No Rule Decides Open In", "Now firefox: the default before openurld",
+                             "\"list item\", \"name\": \"firefox\"", "Opens the links no rule decides", "\"push button\", \"name\": \"Use\", \"description\": \"Open the links no rule decides in browser\"",
+                             "\"check box\", \"name\": \"Show links that could not be opened\""] {
+                #expect(dump.stdout.contains(expected), "the preferences window does not show '\(expected)'")
+            }
+            // The switch, through AT-SPI: the setting is written.
+            let toggled = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "check box", "Show links that could not be opened"],
+                                        environment: desk.environment)
+            #expect(toggled.status == 0, "\(toggled.stderr)")
+            let conf = desk.tree.root + "/config/openurld/openurld.conf"
+            for _ in 0..<500 where !((try? String(contentsOfFile: conf, encoding: .utf8)) ?? "").contains("Failures=false") {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect((try? String(contentsOfFile: conf, encoding: .utf8)) == "[Notifications]\nFailures=false\n")
+            // Another browser, picked through AT-SPI.
+            let picked = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do-described", "push button", "Open the links no rule decides in browser"],
+                                       environment: desk.environment)
+            #expect(picked.status == 0, "\(picked.stderr)")
+            let record = desk.tree.root + "/state/openurld/previous-defaults.list"
+            for _ in 0..<500 where !((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").contains("https=browser.desktop") {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let recorded = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            #expect(recorded.contains("x-scheme-handler/https=browser.desktop") && recorded.contains("x-scheme-handler/http=browser.desktop"), "\(recorded)")
+            #expect(try await desk.openurl(["default", "https"]).stdout == "https  browser.desktop  (the default before openurld)\n")
         }
     }
 

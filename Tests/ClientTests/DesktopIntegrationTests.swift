@@ -157,6 +157,13 @@ struct DesktopIntegrationTests {
                     #expect(reached.first?.environment["DESKTOP_STARTUP_ID"]?.isEmpty == false, "\(command): \(reached.first?.environment ?? [:])")
                     #expect(try await s.dispatcherRuns(), "\(command) should have gone through the daemon")
                 }
+                // A link nothing opens: KIO exits 0 and keeps openurl's message for the journal;
+                // the person learns of it from the notification server.
+                let server = try await FakeNotificationServer(on: s.bus)
+                let refused = try await run(["kde-open5", "tel:+15550100"], environment: s.environment)
+                #expect(refused.status == 0)
+                let shown = try await server.waitForNotifications(1)
+                #expect(shown.map(\.body) == ["a tel: link: no application is set up for x-scheme-handler/tel"], "\(shown)")
             }
             }
         // No display at all: xdg-open ignores mimeapps.list and tries $BROWSER.

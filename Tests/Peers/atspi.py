@@ -6,6 +6,9 @@ of the chooser can be found by name, and used without a pointer or keys.
     atspi.py APP tree            print every node as JSON: role, name, description, actions
     atspi.py APP wait ROLE NAME  return once a node with that role and name exists (at most 20 s)
     atspi.py APP do ROLE NAME    perform the first action of the node with that role and name
+    atspi.py APP do-described ROLE DESCRIPTION
+                                 the same, for the node with that role and description
+                                 (buttons of one name, "Use", told apart by what they do)
 """
 import json, sys, time
 import pyatspi
@@ -53,3 +56,10 @@ elif sys.argv[2] == "do":
             node.queryAction().doAction(0)
             sys.exit(0)
     sys.exit(f"atspi.py: no {role} named {name!r}")
+elif sys.argv[2] == "do-described":
+    role, description = sys.argv[3], sys.argv[4]
+    for node in nodes(app):
+        if node.getRoleName() == role and node.description == description:
+            node.queryAction().doAction(0)
+            sys.exit(0)
+    sys.exit(f"atspi.py: no {role} described {description!r}")
