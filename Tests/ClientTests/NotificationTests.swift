@@ -76,6 +76,39 @@ struct NotificationTests {
         }
     }
 
+    /// A real notification server, dunst under Xvfb, shows what openurld
+    /// sends: read back from dunst's own history once the person would have
+    /// closed it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dunst"), "dunst is not installed"))
+    func aRealNotificationServerShowsIt() async throws {
+        try await withXvfb { x in
+            try await withSession { s in
+                var environment = s.environment
+                environment["DISPLAY"] = x.display
+                let dunst = try spawn("/usr/bin/dunst", arguments: ["dunst", "-config", "/dev/null"],
+                                      environment: environment.map { "\($0.key)=\($0.value)" })
+                defer { Binaries.stop(dunst) }
+                let watcher = try await s.bus.connect()
+                defer { watcher.close() }
+                for _ in 0..<500 where try await watcher.owner(of: "org.freedesktop.Notifications") == nil {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(try await s.openurl("tel:+15550100").status != 0)
+                var displayed = ""
+                for _ in 0..<500 where displayed != "1\n" {
+                    displayed = try await run(["dunstctl", "count", "displayed"], environment: environment).stdout
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(displayed == "1\n")
+                _ = try await run(["dunstctl", "close-all"], environment: environment)
+                let history = try await run(["dunstctl", "history"], environment: environment).stdout
+                #expect(history.contains("Link not opened") && history.contains("a tel: link: no application is set up for x-scheme-handler/tel"),
+                        "\(history)")
+                #expect(history.contains("\"appname\"") && history.contains("openurld"), "\(history)")
+            }
+        }
+    }
+
     /// Clicking the action opens the preferences window, with the server's
     /// activation token; the same signal from anyone else does nothing.
     @Test func aForgedActionIsIgnored() async throws {
