@@ -4,7 +4,7 @@ import XDG
 extension DesktopDatabase {
     /// The record of the application behind the dispatcher, read again only when its file changed.
     public func previousDefaults() -> PreviousDefaults {
-        let file = PreviousDefaultsFile(base: base)
+        let file = previousDefaultsFile
         let signature = FileSystem.signature(file.path)
         if let cached = record.withLock({ $0 }), cached.signature == signature { return cached.record }
         let read = file.read()
@@ -21,16 +21,29 @@ extension DesktopDatabase {
     }
 
     /// Records, per type, the default that is not the dispatcher, when it
-    /// differs from the record; compared in memory first, so that a read
-    /// that changes nothing locks and writes nothing.
+    /// differs from the record. Looked at only when the catalog was read
+    /// anew since the last time (the defaults cannot have changed
+    /// otherwise), and compared in memory first, so that a fallback that
+    /// changes nothing costs nothing, and locks and writes nothing.
     /// - Returns: the types whose record changed.
     @discardableResult
-    public func recordPreviousDefaults(
-        observing catalog: ApplicationCatalog, system: ApplicationCatalog.System
+    public func recordPreviousDefaults(system: ApplicationCatalog.System) throws(EditError) -> [String] {
+        guard let (catalog, generation) = try? generationalCatalog() else { return [] }
+        return try recordPreviousDefaults(observing: catalog, generation: generation, system: system)
+    }
+
+    /// `recordPreviousDefaults(system:)` for a catalog already read.
+    func recordPreviousDefaults(
+        observing catalog: ApplicationCatalog, generation: Int, system: ApplicationCatalog.System
     ) throws(EditError) -> [String] {
+        let isNew = recordedGeneration.withLock { recorded in
+            defer { recorded = generation }
+            return recorded != generation
+        }
+        guard isNew else { return [] }
         let observed = catalog.observedDefaults(system: system)
         let known = previousDefaults()
         guard observed.contains(where: { known[$0.key] != $0.value }) else { return [] }
-        return try PreviousDefaultsFile(base: base).store(PreviousDefaults(observed), types: observed.keys)
+        return try previousDefaultsFile.store(PreviousDefaults(observed), types: observed.keys)
     }
 }

@@ -11,6 +11,10 @@ public final class DesktopDatabase: Sendable {
     private let cache = Mutex<Cached?>(nil)
     /// The previous-defaults record as last read, by its file's signature.
     let record = Mutex<(signature: [Int], record: PreviousDefaults)?>(nil)
+    /// The catalog generation the record was last compared with.
+    let recordedGeneration = Mutex<Int?>(nil)
+    /// Where the record is (its path is made once: every fallback looks at it).
+    let previousDefaultsFile: PreviousDefaultsFile
 
     /// The last full read: which directories were listed (and how they
     /// looked), the desktop files found in them, and the catalog.
@@ -23,6 +27,8 @@ public final class DesktopDatabase: Sendable {
         var filesCheckedAt: ContinuousClock.Instant
         let mimeAppsSignature: [Int]
         let catalog: ApplicationCatalog
+        /// Counts full reads: a new number means the catalog may differ.
+        let generation: Int
     }
 
     /// How long an edit made in place to a desktop file (not by writing a
@@ -62,6 +68,7 @@ public final class DesktopDatabase: Sendable {
 
     init(environment: [String: String], quirks: GLibQuirks, inPlaceEditLatency: Duration = DesktopDatabase.inPlaceEditLatency) {
         base = BaseDirectories(environment: environment)
+        previousDefaultsFile = PreviousDefaultsFile(base: base)
         currentDesktop = environment["XDG_CURRENT_DESKTOP"]
         self.quirks = quirks
         path = environment["PATH"]
@@ -85,6 +92,11 @@ public final class DesktopDatabase: Sendable {
     /// `mimeapps.list` files are looked at every time and the known desktop
     /// files at most once per `inPlaceEditLatency`, to notice edits.
     public func catalog() throws(ResourceExhausted) -> ApplicationCatalog {
+        try generationalCatalog().catalog
+    }
+
+    /// The catalog, and which full read it came from.
+    func generationalCatalog() throws(ResourceExhausted) -> (catalog: ApplicationCatalog, generation: Int) {
         do {
             let cached = cache.withLock { $0 }
             let files: [DesktopFile]
@@ -99,22 +111,24 @@ public final class DesktopDatabase: Sendable {
             let mimeAppsSignature = mimeAppsPaths().map(\.path).flatMap(FileSystem.signature)
             let now = ContinuousClock.now
             if var cached, cached.directorySignature == directorySignature, cached.mimeAppsSignature == mimeAppsSignature {
-                if now - cached.filesCheckedAt < inPlaceEditLatency { return cached.catalog }
+                if now - cached.filesCheckedAt < inPlaceEditLatency { return (cached.catalog, cached.generation) }
                 if files.map(\.path).flatMap(FileSystem.signature) == cached.fileSignature {
                     cached.filesCheckedAt = now
                     cache.withLock { [cached] in $0 = cached }
-                    return cached.catalog
+                    return (cached.catalog, cached.generation)
                 }
             }
             let fileSignature = files.map(\.path).flatMap(FileSystem.signature)
             let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files))
-            cache.withLock {
-                $0 = Cached(directories: directories, directorySignature: directorySignature, files: files, fileSignature: fileSignature,
-                            filesCheckedAt: now, mimeAppsSignature: mimeAppsSignature, catalog: catalog)
+            let generation = cache.withLock { cache in
+                let generation = (cache?.generation ?? 0) + 1
+                cache = Cached(directories: directories, directorySignature: directorySignature, files: files, fileSignature: fileSignature,
+                               filesCheckedAt: now, mimeAppsSignature: mimeAppsSignature, catalog: catalog, generation: generation)
+                return generation
             }
-            return catalog
+            return (catalog, generation)
         } catch {
-            if let cached = cache.withLock({ $0 }) { return cached.catalog }
+            if let cached = cache.withLock({ $0 }) { return (cached.catalog, cached.generation) }
             throw error
         }
     }

@@ -78,7 +78,10 @@ public final class DesktopNotifications: FailureNotices {
                 state.withLock { state in
                     state.shown[id] = server
                     // Bounded: servers that never say NotificationClosed do exist.
-                    if state.shown.count > 64, let oldest = state.shown.keys.min() { state.shown[oldest] = nil }
+                    if state.shown.count > 64, let oldest = state.shown.keys.min() {
+                        state.shown[oldest] = nil
+                        state.tokens[oldest] = nil
+                    }
                 }
             }
         } catch {

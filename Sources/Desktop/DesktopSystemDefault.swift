@@ -40,14 +40,14 @@ public final class DesktopSystemDefault: SystemDefault {
     /// when it starts and whenever a `mimeapps.list` changes; every fallback
     /// does too.
     public func defaultsChanged() {
-        guard let catalog = try? database.catalog() else { return }
-        let changed = recordPreviousDefaults(from: catalog)
+        guard let (catalog, generation) = try? database.generationalCatalog() else { return }
+        let changed = recordPreviousDefaults(catalog, generation)
         if !changed.isEmpty { log("recorded the previous default for \(changed.joined(separator: ", "))") }
     }
 
-    private func recordPreviousDefaults(from catalog: ApplicationCatalog) -> [String] {
+    private func recordPreviousDefaults(_ catalog: ApplicationCatalog, _ generation: Int) -> [String] {
         do {
-            return try database.recordPreviousDefaults(observing: catalog, system: system)
+            return try database.recordPreviousDefaults(observing: catalog, generation: generation, system: system)
         } catch {
             warn("cannot record the previous defaults: \(error.description)")
             return []
@@ -159,8 +159,10 @@ public final class DesktopSystemDefault: SystemDefault {
     }
 
     private func entry(for url: ValidatedURL) throws(ResourceExhausted) -> DesktopEntry? {
-        recordPreviousDefaults(from: try database.catalog())
-        return try database.fallbackApplication(forScheme: url.scheme, system: system)?.entry
+        // One read of the tree for both: each read checks every directory and mimeapps.list.
+        let (catalog, generation) = try database.generationalCatalog()
+        _ = recordPreviousDefaults(catalog, generation)
+        return catalog.fallbackApplication(forScheme: url.scheme, system: system, previous: database.previousDefaults())?.entry
     }
 
     /// A `file:` URL goes to the default application for the file's MIME

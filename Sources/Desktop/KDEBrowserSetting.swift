@@ -1,4 +1,5 @@
 import FileAccess
+import DispatcherAPI
 import XDG
 
 /// KDE's own default-browser setting, `BrowserApplication` in the
@@ -41,12 +42,12 @@ public struct KDEBrowserSetting: Sendable {
     public func follow(makeDefault: Bool, record: PreviousDefaults) throws(EditError) -> String {
         let current = value
         guard isKDE || current != nil else { return "" }
-        let dispatcher = "org.openurld.Dispatcher1.desktop"
+        let dispatcher = DispatcherAPI.desktopID
         let wanted: String?
         if makeDefault {
             wanted = dispatcher
         } else {
-            guard current == dispatcher || current == "org.openurld.Dispatcher1" else { return "" }
+            guard current == dispatcher || current == DispatcherAPI.busName.rawValue else { return "" }
             wanted = record["x-scheme-handler/https"] ?? record["x-scheme-handler/http"]
         }
         guard wanted != current else { return "" }

@@ -1,4 +1,5 @@
 import DBus
+import DispatcherAPI
 import Glibc
 
 /// `org.freedesktop.Notifications` as openurld calls it (the Desktop
@@ -18,7 +19,7 @@ public enum NotificationsCall {
     /// The one action offered: open the preferences window.
     public static let preferencesAction = "preferences"
     /// The desktop file the notifications are from (without `.desktop`, as the `desktop-entry` hint takes it).
-    static let desktopEntry = "org.openurld.Dispatcher1"
+    static let desktopEntry = DispatcherAPI.busName.rawValue
 
     /// `Notify`'s arguments: (app_name, replaces_id, app_icon, summary, body, actions, hints, expire_timeout).
     /// - Parameters:

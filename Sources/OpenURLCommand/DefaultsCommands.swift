@@ -164,15 +164,5 @@ extension DefaultsCommands {
         Console.out(table([["TARGET", "KIND", "NAME"]] + found.map { [$0.target.description, $0.kind.rawValue, $0.name] }))
         return .accepted
     }
-
-    /// The XDG catalog, or `nil` after saying why it could not be read.
-    func readCatalog() -> ApplicationCatalog? {
-        do {
-            return try DesktopDatabase(environment: environment).catalog()
-        } catch {
-            Console.error("cannot read the application directories: \(error)")
-            return nil
-        }
-    }
 }
 

@@ -31,9 +31,9 @@ import XDG
         let database = DesktopDatabase(environment: tree.environment)
         let system = DesktopDatabase.system(path: tree.environment["PATH"])
         try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=firefox.desktop\ntext/plain=firefox.desktop\n")
-        #expect(try database.recordPreviousDefaults(observing: database.catalog(), system: system) == ["x-scheme-handler/https"])
+        #expect(try database.recordPreviousDefaults(system: system) == ["x-scheme-handler/https"])
         try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop\n")
-        #expect(try database.recordPreviousDefaults(observing: database.catalog(), system: system) == [])
+        #expect(try database.recordPreviousDefaults(system: system) == [])
         let record = PreviousDefaultsFile(base: database.base).read()
         #expect(record.applications == ["x-scheme-handler/https": "firefox.desktop"], "text/plain is not a type the dispatcher takes")
         #expect(try fallback(tree)! == ("firefox.desktop", .previousDefault))
@@ -46,11 +46,11 @@ import XDG
         let database = DesktopDatabase(environment: tree.environment)
         let system = DesktopDatabase.system(path: tree.environment["PATH"])
         try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=firefox.desktop\n")
-        #expect(try database.recordPreviousDefaults(observing: database.catalog(), system: system).count == 1)
+        #expect(try database.recordPreviousDefaults(system: system).count == 1)
         let path = PreviousDefaultsFile(base: database.base).path
         let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
         for _ in 0..<100 {
-            #expect(try database.recordPreviousDefaults(observing: database.catalog(), system: system).isEmpty)
+            #expect(try database.recordPreviousDefaults(system: system).isEmpty)
         }
         // Not rewritten: a rewrite replaces the file, and with it the inode.
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int == before)
@@ -63,7 +63,7 @@ import XDG
         let original = "# mine\n[Previous Defaults]\nx-scheme-handler/mailto=thunderbird.desktop\n\n[Other]\nkey=value\n"
         try tree.write("state/openurld/previous-defaults.list", original)
         try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=firefox.desktop\n")
-        try database.recordPreviousDefaults(observing: database.catalog(), system: system)
+        try database.recordPreviousDefaults(system: system)
         let text = try String(contentsOfFile: tree.root + "/state/openurld/previous-defaults.list", encoding: .utf8)
         #expect(text == "# mine\n[Previous Defaults]\nx-scheme-handler/mailto=thunderbird.desktop\nx-scheme-handler/https=firefox.desktop\n\n[Other]\nkey=value\n")
     }
