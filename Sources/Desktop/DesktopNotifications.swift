@@ -61,6 +61,8 @@ public final class DesktopNotifications: FailureNotices {
     }
 
     private func send(_ notice: FailureNotice, alsoNotShown: Int) async {
+        // The action is offered only when its signal is followed (start succeeded).
+        let offering = openPreferences != nil && state.withLock { !$0.subscriptions.isEmpty }
         do {
             let capabilities = try await connection.call(
                 NotificationsCall.busName, NotificationsCall.objectPath, NotificationsCall.interface, NotificationsCall.getCapabilities,
@@ -70,11 +72,11 @@ public final class DesktopNotifications: FailureNotices {
                 destination: NotificationsCall.busName, path: NotificationsCall.objectPath, interface: NotificationsCall.interface,
                 member: NotificationsCall.notify,
                 arguments: NotificationsCall.arguments(
-                    for: notice, alsoNotShown: alsoNotShown, capabilities: Set(capabilities), offeringPreferences: openPreferences != nil))
+                    for: notice, alsoNotShown: alsoNotShown, capabilities: Set(capabilities), offeringPreferences: offering))
             let reply = try await connection.call(message, timeout: Self.callTimeout)
             let id = try reply.arguments().decode(UInt32.self)
             guard let server = reply.sender else { return }
-            if openPreferences != nil, capabilities.contains("actions") {
+            if offering, capabilities.contains("actions") {
                 state.withLock { state in
                     state.shown[id] = server
                     // Bounded: servers that never say NotificationClosed do exist.

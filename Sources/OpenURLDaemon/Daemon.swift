@@ -82,7 +82,10 @@ public enum Daemon {
             openPreferences: PreferencesLauncher.starter(environment: environment, reaper: reaper, warn: { logger.warning($0) }),
             log: { logger.info($0) })
         do {
-            try await notices.start()
+            // Notifications are not worth failing to serve for: without the signals, no action is answered.
+            do { try await notices.start() } catch {
+                logger.warning("cannot follow the notification server's signals (\(error.message)); notifications offer no action")
+            }
             dispatcher = try await serve(
                 on: connection, configuration: configuration, systemDefault: systemDefault, logger: logger,
                 asking: asking, notices: notices, rules: RuleFiles.load(from: ruleDirectories), replace: options.replace,
