@@ -122,12 +122,13 @@ final class ChooserWindow {
         append(body, problem)
 
         if let remember = request.remember {
-            let host = raw(gtk_check_button_new_with_mnemonic("_Remember for " + remember.host))
+            // Peer text in a mnemonic label: each "_" doubled, or `my_site` would show as "mysite".
+            let host = raw(gtk_check_button_new_with_mnemonic("_Remember for " + mnemonicEscaped(remember.host)))
             name(host, "Remember for " + remember.host)  // not "_Remember for …"
             append(body, host)
             rememberHost = host
             if let domain = remember.domain {
-                let whole = raw(gtk_check_button_new_with_mnemonic("Remember for all of " + domain))
+                let whole = raw(gtk_check_button_new_with_label("Remember for all of " + domain))
                 gtk_check_button_set_group(openurld_check_button(whole), nil)
                 append(body, whole)
                 rememberDomain = whole

@@ -27,6 +27,12 @@ func markupEscaped(_ text: String) -> String {
     return String(cString: escaped)
 }
 
+/// Text for a mnemonic label (`_Remember for HOST`) that shows every `_` of
+/// `text` as itself: GTK reads `__` as one underscore and `_x` as a mnemonic.
+func mnemonicEscaped(_ text: String) -> String {
+    text.reduce(into: "") { escaped, character in escaped += character == "_" ? "__" : String(character) }
+}
+
 /// Sets a widget's accessible name.
 func name(_ widget: Object, _ label: String) { openurld_accessible_label(widget, label) }
 

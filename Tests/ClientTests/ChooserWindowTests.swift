@@ -188,6 +188,25 @@ import TestSupport
         }
     }
 
+    /// A host is shown as it is: no `_` of `my_site` taken for a mnemonic.
+    @Test func noLabelMadeOfPeerTextIsReadForMnemonics() async throws {
+        try await withDesk(accessibility: true) { desk in
+            async let opened = desk.openurl(["https://my_site.example.com/a_b"])
+            let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+            let appeared = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "frame", "Open Link"], environment: desk.environment)
+            #expect(appeared.status == 0, "\(appeared.stderr)")
+            let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+            struct Node: Decodable { let role: String; let name: String }
+            let nodes = try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8))
+            // The check box's label, as drawn (its accessible name is set apart from it).
+            #expect(nodes.contains { $0.role == "label" && $0.name == "Remember for my_site.example.com" }, "\(nodes.filter { $0.role == "label" }.map(\.name))")
+            #expect(!nodes.contains { $0.name.contains("mysite") })
+            let cancel = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Cancel"], environment: desk.environment)
+            #expect(cancel.status == 0, "\(cancel.stderr)")
+            #expect(try await opened.status == 1)
+        }
+    }
+
     /// With openurld the default browser, the window says where links no
     /// rule decides go (openurld's record, and why), lets the person pick
     /// another, and turns failure notifications off; each choice is kept in
