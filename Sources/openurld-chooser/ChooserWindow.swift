@@ -90,7 +90,7 @@ final class ChooserWindow {
             let row = raw(adw_action_row_new())
             adw_preferences_row_set_title(openurld_preferences_row(row), markupEscaped(candidate.name))
             adw_action_row_set_subtitle(openurld_action_row(row), markupEscaped(candidate.target.description))
-            let icon = gtk_image_new_from_icon_name(candidate.icon.isEmpty ? "application-x-executable" : candidate.icon)!
+            let icon = image(for: candidate.icon)
             gtk_image_set_pixel_size(OpaquePointer(icon), 32)
             adw_action_row_add_prefix(openurld_action_row(row), icon)
             if index < 9 {

@@ -1,4 +1,6 @@
 import CGtk
+import ChooserService
+import Glibc
 
 // Small helpers over the GTK C API: main-thread hops, signals with a Swift
 // object as their data, and typed casts.
@@ -31,6 +33,16 @@ func markupEscaped(_ text: String) -> String {
 /// `text` as itself: GTK reads `__` as one underscore and `_x` as a mnemonic.
 func mnemonicEscaped(_ text: String) -> String {
     text.reduce(into: "") { escaped, character in escaped += character == "_" ? "__" : String(character) }
+}
+
+/// The image for a target's `Icon=`, or the generic application icon when
+/// the theme has no such icon (see `CandidateIcon`).
+func image(for icon: String) -> UnsafeMutablePointer<GtkWidget> {
+    let theme = gtk_icon_theme_get_for_display(gdk_display_get_default())
+    switch CandidateIcon(icon, themeHas: { gtk_icon_theme_has_icon(theme, $0) != 0 }, isReadableFile: { access($0, R_OK) == 0 }) {
+    case .named(let name): return gtk_image_new_from_icon_name(name)
+    case .file(let path): return gtk_image_new_from_file(path)
+    }
 }
 
 /// Sets a widget's accessible name.

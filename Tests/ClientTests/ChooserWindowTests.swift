@@ -47,9 +47,14 @@ import TestSupport
                 if Int(colours.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 50 { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-            let path = Binaries.repository + "/docs/screenshots/" + name
-            try FileManager.default.createDirectory(atPath: Binaries.repository + "/docs/screenshots", withIntermediateDirectories: true)
-            let shot = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- \"png:$2\"", "sh", id, path], environment: environment)
+            // Into the docs only when scripts/screenshots asks (on its fixed desk);
+            // otherwise the capture is still made, and thrown away.
+            let directory = ProcessInfo.processInfo.environment[ChooserWindowTests.screenshotsVariable] ?? tree.root + "/screenshots"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // No time stamps in the file: the same window gives the same bytes.
+            let shot = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- -strip -define png:exclude-chunks=date,time \"png:$2\"",
+                                      "sh", id, directory + "/" + name],
+                                     environment: environment)
             #expect(shot.status == 0, "\(shot.stderr)")
         }
     }
@@ -64,9 +69,15 @@ import TestSupport
         }
     }
 
+    /// Where `scripts/screenshots` has the docs' screenshots written; unset, none are.
+    static let screenshotsVariable = "OPENURLD_SCREENSHOTS"
+    /// The fixed desk's root, when screenshots are taken for the docs.
+    static let fixedDesk = "/tmp/openurld-desk"
+
     func withDesk(rules: String, accessibility: Bool, display: [String: String], setUp: (XDGTree) throws -> Void = { _ in },
                   _ body: (Desk) async throws -> Void) async throws {
-        let tree = try XDGTree()
+        let forDocs = ProcessInfo.processInfo.environment[Self.screenshotsVariable] != nil
+        let tree = try XDGTree(fixedRoot: forDocs ? Self.fixedDesk : nil)
         try tree.installBrowsers(profile: "work")
         try setUp(tree)
         try tree.write("config/openurld/rules.d/90-ask.rules", rules)

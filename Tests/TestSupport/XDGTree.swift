@@ -8,8 +8,17 @@ public final class XDGTree: Sendable {
     /// Where recorders write what they received.
     public let records: String
 
-    public init() throws {
-        root = try makeTemporaryDirectory(prefix: "openurld-xdg")
+    /// - Parameter fixedRoot: a path to make the tree at, instead of a fresh
+    ///   temporary directory (anything there is removed first): the fixed desk
+    ///   the docs' screenshots are taken on, so that paths in them never change.
+    public init(fixedRoot: String? = nil) throws {
+        if let fixedRoot {
+            try? FileManager.default.removeItem(atPath: fixedRoot)
+            try FileManager.default.createDirectory(atPath: fixedRoot, withIntermediateDirectories: true)
+            root = fixedRoot
+        } else {
+            root = try makeTemporaryDirectory(prefix: "openurld-xdg")
+        }
         records = root + "/records"
         for dir in ["config", "etc-xdg", "data/applications", "usr/share/applications", "opt/share/applications", "bin", "records", "home"] {
             try FileManager.default.createDirectory(atPath: root + "/" + dir, withIntermediateDirectories: true)
