@@ -45,6 +45,16 @@ func image(for icon: String) -> UnsafeMutablePointer<GtkWidget> {
     }
 }
 
+/// Names every search entry below `root` (libadwaita's own ones have no name but their type's).
+func nameSearchEntries(below root: Object, _ label: String) {
+    var child = gtk_widget_get_first_child(openurld_widget(root))
+    while let widget = child {
+        if openurld_is_search_entry(widget) != 0 { name(raw(widget), label) }
+        nameSearchEntries(below: raw(widget), label)
+        child = gtk_widget_get_next_sibling(widget)
+    }
+}
+
 /// Sets a widget's accessible name.
 func name(_ widget: Object, _ label: String) { openurld_accessible_label(widget, label) }
 

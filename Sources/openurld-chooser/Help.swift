@@ -18,6 +18,8 @@ let chooserHelp = """
       Ctrl+C         copy the address       Ctrl+L   edit the address (Enter opens)
       Alt+R          remember the choice for this host
 
+    In the preferences window ("Link Chooser"): Esc or Ctrl+W closes it.
+
     Options:
       --service          serve org.openurld.Chooser1 (started by D-Bus activation)
       --address ADDRESS  serve on the bus at ADDRESS instead of the session bus

@@ -21,6 +21,9 @@ final class PreferencesWindow {
     /// The application behind each "Links no rule decides open in" Use button.
     private var browserButtons: [(button: Object, id: String)] = []
 
+    /// The window's title and accessible name.
+    static let title = "Link Chooser"
+
     /// The window open, if any (there is one per process); main thread only.
     nonisolated(unsafe) static var current: PreferencesWindow?
 
@@ -29,9 +32,20 @@ final class PreferencesWindow {
         preferences.keepAlive = preferences
         current = preferences
         preferences.window = raw(adw_preferences_window_new())
-        gtk_window_set_title(openurld_window(preferences.window), "openurld")
+        // One name for it, the one the application grid shows (the desktop file's Name=).
+        gtk_window_set_title(openurld_window(preferences.window), PreferencesWindow.title)
         gtk_window_set_default_size(openurld_window(preferences.window), 640, 560)
-        name(preferences.window, "openurld preferences")
+        name(preferences.window, PreferencesWindow.title)
+        // A page this short needs no search, whose button and entry libadwaita 1.2 leaves unnamed.
+        adw_preferences_window_set_search_enabled(openurld_preferences_window(preferences.window), 0)
+        // Esc and Ctrl+W close it, as they close a dialog (Ctrl+Q still does too).
+        let shortcuts = raw(gtk_shortcut_controller_new())
+        gtk_shortcut_controller_add_shortcut(
+            openurld_shortcut_controller(shortcuts),
+            gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape|<Control>w"), gtk_named_action_new("window.close")))
+        gtk_widget_add_controller(openurld_widget(preferences.window), openurld_controller(shortcuts))
+        // The search entry libadwaita keeps even with search off is named by its type for assistive technology.
+        nameSearchEntries(below: preferences.window, "Search preferences")
         openurld_connect_bool(preferences.window, "close-request", { _, data in
             let preferences = target(data, as: PreferencesWindow.self)
             preferences.onClose()

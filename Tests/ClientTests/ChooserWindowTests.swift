@@ -18,10 +18,11 @@ import TestSupport
             try await run([Binaries.openurl] + arguments, environment: environment)
         }
 
-        /// Waits for a chooser window other than `earlier` to be mapped; returns its X window ID.
-        func window(other earlier: String? = nil) async throws -> String {
+        /// Waits for a chooser window (or another, by title) other than `earlier`
+        /// to be mapped, and focuses it; returns its X window ID.
+        func window(other earlier: String? = nil, named title: String = "^Open Link$") async throws -> String {
             for _ in 0..<200 {
-                let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Open Link$"], environment: environment)
+                let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", title], environment: environment)
                 guard found.status == 0 else { throw FixtureError("no chooser window appeared: \(found.stderr)") }
                 // An answered window may still be on screen for a moment while it is destroyed.
                 if let id = found.stdout.split(separator: "\n").map(String.init).first(where: { $0 != earlier }) {
@@ -183,7 +184,7 @@ import TestSupport
                 """)
             let pid = try spawn(Binaries.chooser, arguments: ["openurld-chooser"], environment: desk.environment.map { "\($0.key)=\($0.value)" })
             defer { Binaries.stop(pid) }
-            let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^openurld$"], environment: desk.environment)
+            let found = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--name", "^Link Chooser$"], environment: desk.environment)
             let window = try #require(found.stdout.split(separator: "\n").first.map(String.init), "\(found.stderr)")
             try await desk.screenshot(window, as: "preferences.png")
             // What it shows, read through the accessibility tree.
@@ -196,6 +197,27 @@ import TestSupport
                 #expect(shown.contains(expected), "the preferences window does not show '\(expected)'")
             }
             #expect(!shown.contains("\"remembered example.org\""), "remembered choices are listed apart from the rules")
+            // One name, the application grid's; every control named as a person would say it.
+            struct Node: Decodable { let role: String; let name: String; let showing: Bool }
+            let nodes = try JSONDecoder().decode([Node].self, from: Data(shown.utf8))
+            #expect(nodes.contains { $0.role == "frame" && $0.name == "Link Chooser" })
+            for control in nodes where control.showing && ["push button", "entry", "check box", "text"].contains(control.role) {
+                #expect(!control.name.isEmpty && !control.name.hasPrefix("Gtk") && !control.name.hasPrefix("Adw"),
+                        "a \(control.role) is named '\(control.name)'")
+            }
+        }
+    }
+
+    /// Esc and Ctrl+W close the preferences window, as they close a dialog.
+    @Test(arguments: ["Escape", "ctrl+w"])
+    func aKeyClosesThePreferencesWindow(key: String) async throws {
+        try await withDesk { desk in
+            let pid = try spawn(Binaries.chooser, arguments: ["openurld-chooser"], environment: desk.environment.map { "\($0.key)=\($0.value)" })
+            defer { Binaries.stop(pid) }
+            _ = try await desk.window(named: "^Link Chooser$")
+            try await desk.press(key)
+            // Closing the window ends the program; it exits 0.
+            #expect(reap(pid, within: .seconds(10)) == 0, "\(key) did not close the window")
         }
     }
 
