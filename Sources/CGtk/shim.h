@@ -58,6 +58,7 @@ static inline AdwActionRow *openurld_action_row(void *object) { return ADW_ACTIO
 static inline AdwPreferencesRow *openurld_preferences_row(void *object) { return ADW_PREFERENCES_ROW(object); }
 static inline AdwPreferencesWindow *openurld_preferences_window(void *object) { return ADW_PREFERENCES_WINDOW(object); }
 static inline GtkSwitch *openurld_switch(void *object) { return GTK_SWITCH(object); }
+static inline GtkScrolledWindow *openurld_scrolled_window(void *object) { return GTK_SCROLLED_WINDOW(object); }
 static inline GtkShortcutController *openurld_shortcut_controller(void *object) { return GTK_SHORTCUT_CONTROLLER(object); }
 /// GTK_IS_SEARCH_ENTRY, a type-check macro.
 static inline gboolean openurld_is_search_entry(void *object) { return GTK_IS_SEARCH_ENTRY(object); }

@@ -15,6 +15,8 @@ final class ChooserWindow {
 
     private var window: Object!
     private var list: Object!
+    /// The list's scrolled window.
+    private var scroller: Object!
     private var entry: Object!
     private var problem: Object!
     private var rememberHost: Object?
@@ -70,14 +72,20 @@ final class ChooserWindow {
 
         let presentation = LinkPresentation(request.url, linkText: request.linkText)
         let address = label("", wrap: true)
-        gtk_label_set_markup(openurld_label(address), markupEscaped(presentation.beforeHost)
-            + "<b>" + markupEscaped(presentation.host) + "</b>" + markupEscaped(presentation.afterHost))
+        // Broken anywhere without a hyphen Pango would add (it is not in the URL), and
+        // at most three lines: the whole address is in the field below and the tooltip.
+        gtk_label_set_markup(openurld_label(address), Self.unhyphenated(markupEscaped(presentation.beforeHost)
+            + "<b>" + markupEscaped(presentation.host) + "</b>" + markupEscaped(presentation.afterHost)))
+        gtk_label_set_lines(openurld_label(address), 3)
+        gtk_label_set_ellipsize(openurld_label(address), PANGO_ELLIPSIZE_END)
+        gtk_widget_set_tooltip_text(openurld_widget(address), request.url.text)
         gtk_label_set_selectable(openurld_label(address), 1)
         gtk_widget_set_focusable(openurld_widget(address), 0)
         name(address, "Link: " + request.url.text)
         append(body, address)
         for warning in presentation.warnings {
-            let line = label("⚠ " + warning.message, wrap: true, classes: ["warning"])
+            let line = label("", wrap: true, classes: ["warning"])
+            gtk_label_set_markup(openurld_label(line), Self.unhyphenated(markupEscaped("⚠ " + warning.message)))
             name(line, "Warning: " + warning.message)
             append(body, line)
         }
@@ -107,7 +115,13 @@ final class ChooserWindow {
             let chooser = target(data, as: ChooserWindow.self)
             if let index = chooser.rows.firstIndex(of: row!) { chooser.choose(index) }
         }, Unmanaged.passUnretained(self).toOpaque())
-        append(body, list)
+        // The targets scroll: the window never grows past the screen, however many there are.
+        let scroller = raw(gtk_scrolled_window_new())
+        gtk_scrolled_window_set_policy(openurld_scrolled_window(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_propagate_natural_height(openurld_scrolled_window(scroller), 1)
+        self.scroller = scroller
+        gtk_scrolled_window_set_child(openurld_scrolled_window(scroller), openurld_widget(list))
+        append(body, scroller)
 
         entry = raw(gtk_entry_new())
         gtk_editable_set_text(openurld_editable(entry), request.url.text)
@@ -166,12 +180,39 @@ final class ChooserWindow {
         if ChooserTrace.enabled { connect(window, "map", self) { _, _ in ChooserTrace.mapped() } }
 
         adw_window_set_content(openurld_adw_window(window), openurld_widget(content))
+        // The list may take what the screen has left once the rest is laid out.
+        gtk_scrolled_window_set_max_content_height(openurld_scrolled_window(scroller), 1)
+        var others: Int32 = 0
+        gtk_widget_measure(openurld_widget(content), GTK_ORIENTATION_VERTICAL, 480, nil, &others, nil, nil)
+        gtk_scrolled_window_set_max_content_height(openurld_scrolled_window(scroller), Self.listHeightLimit(besides: others))
         if let first = rows.first {
             gtk_list_box_select_row(openurld_list_box(list), openurld_list_box_row(first))
             gtk_window_set_focus(openurld_window(window), openurld_widget(first))
         }
         ChooserTrace.mark("presented")
         gtk_window_present(openurld_window(window))
+    }
+
+    /// Markup whose line breaks add no hyphen (Pango would add one inside a word).
+    static func unhyphenated(_ markup: String) -> String {
+        "<span insert_hyphens=\"false\">" + markup + "</span>"
+    }
+
+    /// The most the target list may take: the first monitor's height less
+    /// `others` (the rest of the window: header, address, warnings, the
+    /// field, Remember, the buttons) and a little room, and never under three rows.
+    static func listHeightLimit(besides others: Int32) -> Int32 {
+        var height: Int32 = 768
+        if let display = gdk_display_get_default(), let monitors = gdk_display_get_monitors(display),
+           let first = g_list_model_get_item(monitors, 0) {
+            var geometry = GdkRectangle()
+            gdk_monitor_get_geometry(OpaquePointer(first), &geometry)
+            g_object_unref(first)
+            if geometry.height > 0 { height = geometry.height }
+        }
+        // The frame's shadow, or a panel: a window manager fits the rest to
+        // its work area, which it can, as the list's minimum is small.
+        return max(170, height - others - 24)
     }
 
     private var selectedIndex: Int {

@@ -39,24 +39,33 @@ import TestSupport
             #expect(pressed.status == 0, "\(pressed.stderr)")
         }
 
-        /// Saves the window as a PNG under docs/screenshots, once GTK has
-        /// painted it (mapped is not yet drawn: the capture is retried until
-        /// it has more than a blank window's few colours).
+        /// Saves the window as a PNG once GTK has painted it and it has come
+        /// to rest: mapped is not yet drawn, and a switch or a focus ring may
+        /// still be animating, so captures are taken until two in a row are
+        /// the same picture (and it has more than a blank window's few colours).
         func screenshot(_ id: String, as name: String) async throws {
-            for _ in 0..<100 {
-                let colours = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- -format %k info:", "sh", id], environment: environment)
-                if Int(colours.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 50 { break }
-                try await Task.sleep(for: .milliseconds(50))
-            }
             // Into the docs only when scripts/screenshots asks (on its fixed desk);
             // otherwise the capture is still made, and thrown away.
             let directory = ProcessInfo.processInfo.environment[ChooserWindowTests.screenshotsVariable] ?? tree.root + "/screenshots"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             // No time stamps in the file: the same window gives the same bytes.
-            let shot = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- -strip -define png:exclude-chunks=date,time \"png:$2\"",
-                                      "sh", id, directory + "/" + name],
-                                     environment: environment)
-            #expect(shot.status == 0, "\(shot.stderr)")
+            func capture() async throws -> Data {
+                let file = tree.root + "/capture.png"
+                let shot = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- -strip -define png:exclude-chunks=date,time \"png:$2\"",
+                                          "sh", id, file], environment: environment)
+                #expect(shot.status == 0, "\(shot.stderr)")
+                return (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
+            }
+            var previous = Data()
+            for _ in 0..<100 {
+                let colours = try await run(["sh", "-c", "xwd -silent -id \"$1\" | /usr/bin/convert xwd:- -format %k info:", "sh", id], environment: environment)
+                let painted = Int(colours.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 > 50
+                let shot = try await capture()
+                if painted, shot == previous { break }
+                previous = shot
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try previous.write(to: URL(fileURLWithPath: directory + "/" + name))
         }
     }
 
@@ -221,6 +230,34 @@ import TestSupport
         }
     }
 
+    /// The window's height on screen, as the X server has it.
+    func height(of window: String, _ desk: Desk) async throws -> Int {
+        let geometry = try await run(["xdotool", "getwindowgeometry", window], environment: desk.environment).stdout
+        let size = geometry.split(separator: "\n").first { $0.contains("Geometry:") }?.split(separator: " ").last ?? ""
+        return Int(size.split(separator: "x").last ?? "") ?? .max
+    }
+
+    /// Thirty-eight targets, or a 5 000-character URL, on an 800×600 screen:
+    /// the window stays on it (the list scrolls, the address shows three
+    /// lines), and its buttons still work.
+    @Test(arguments: ["many targets", "long URL"])
+    func theWindowNeverGrowsPastTheScreen(case name: String) async throws {
+        try await withDesk(setUp: { tree in
+            if name == "many targets" {
+                for index in 0..<34 { try tree.app("app\(index).desktop", schemes: ["https"]) }
+            }
+        }) { desk in
+            let url = name == "long URL" ? "https://example.com/" + String(repeating: "a", count: 5000) : "https://example.com/many"
+            async let opened = desk.openurl([url])
+            let window = try await desk.window()
+            #expect(try await height(of: window, desk) <= 600)
+            // Enter opens the selected (first) target: what is below the list is still there.
+            try await desk.press("Return")
+            #expect(try await opened.status == 0)
+            #expect(try await desk.tree.waitForRecords(1).first?.arguments == [url])
+        }
+    }
+
     /// A host is shown as it is: no `_` of `my_site` taken for a mnemonic.
     @Test func noLabelMadeOfPeerTextIsReadForMnemonics() async throws {
         try await withDesk(accessibility: true) { desk in
@@ -321,7 +358,11 @@ import TestSupport
     @Test func onWaylandTheWindowIsFoundAndAnsweredThroughAtSPI() async throws {
         try await withWeston { weston in
             let wayland = ["WAYLAND_DISPLAY": weston.display, "XDG_RUNTIME_DIR": weston.runtimeDirectory, "GDK_BACKEND": "wayland"]
-            try await withDesk(rules: "[Rule ask]\nAsk=firefox.desktop@work;browser.desktop\n", accessibility: true, display: wayland) { desk in
+            // An ordinary desk's eight targets and more: under the kiosk shell (1024×640, fullscreen) the window must fit.
+            try await withDesk(rules: "[Rule ask]\nAsk=firefox.desktop@work;browser.desktop;app0.desktop;app1.desktop;app2.desktop;app3.desktop;app4.desktop;app5.desktop\n",
+                               accessibility: true, display: wayland, setUp: { tree in
+                for index in 0..<6 { try tree.app("app\(index).desktop", schemes: ["https"]) }
+            }) { desk in
                 async let opened = desk.openurl(["-v", "https://docs.example.com/w"])
                 let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
                 let appeared = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "frame", "Open Link"], environment: desk.environment)
