@@ -43,14 +43,17 @@ public final class BlockingConnection {
     /// The reply is judged as `Connection` judges every reply (`ReplyAuthority`):
     /// one from anyone the call may not be answered by is dropped, and the call
     /// goes on waiting for the genuine one.
+    /// - Parameter autoStart: let the bus start the destination through D-Bus
+    ///   activation (the default); `false` answers `ServiceUnknown` at once instead.
     /// - Throws: the peer's error reply, `NoReply` at the timeout, `Disconnected` once closed.
     public func call(
         _ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
-        _ arguments: [Value] = [], timeout: Duration = .seconds(25)
+        _ arguments: [Value] = [], timeout: Duration = .seconds(25), autoStart: Bool = true
     ) throws(DBusError) -> [Value] {
         guard let raw else { throw .disconnected("the connection is closed") }
         let message = try Message.methodCall(
             destination: destination, path: path, interface: interface, member: member, arguments: arguments)
+        if !autoStart { message.setNoAutoStart() }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var authority = ReplyAuthority(destination: destination)

@@ -350,7 +350,9 @@ enum Help {
         remembered lists them (--json: an array of {"host", "schemes",
         "target"}). forget removes the answers remembered for each HOST (written
         as a browser would read it; *.DOMAIN and DOMAIN both remove the domain's
-        rule); openurld notices the file change and reloads.
+        rule); openurld notices the file change and reloads, and forget returns
+        once the running openurld no longer has the rule (at most 2 s), so the
+        next link to that host is asked about.
 
         Exit status: 0 on success, 1 when nothing was remembered for a HOST,
         2 on a usage error, 3 when the file cannot be written.

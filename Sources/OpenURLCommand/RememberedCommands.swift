@@ -1,4 +1,7 @@
+import DBus
 import Desktop
+import DispatcherAPI
+import Glibc
 import HostNames
 import Rules
 import XDG
@@ -34,6 +37,8 @@ struct RememberedCommands {
 
     func forget(_ hosts: [String]) -> ExitStatus {
         var status = ExitStatus.accepted
+        var forgotten: [String] = []
+        defer { waitForTheDaemon(toDrop: forgotten) }
         for written in hosts {
             // Written as a browser reads it, as the daemon wrote it.
             let bare = written.hasPrefix("*.") ? String(written.dropFirst(2)) : written
@@ -49,6 +54,7 @@ struct RememberedCommands {
                     if status == .accepted { status = .rejected }
                 } else {
                     for name in removed { Console.out("forgot '\(name)'\n") }
+                    forgotten += removed
                 }
             } catch {
                 Console.error("cannot write \(file.path): \(error)")
@@ -56,5 +62,27 @@ struct RememberedCommands {
             }
         }
         return status
+    }
+
+    /// Returns once the running daemon no longer lists the rules `names`
+    /// (it reloads a rule file about 100 ms after it changed), so that the
+    /// next link after `forget` is asked about; at most 2 s. A daemon that
+    /// is not running is not started: it reads the file when it starts.
+    func waitForTheDaemon(toDrop names: [String]) {
+        guard !names.isEmpty,
+              let connection = try? BlockingConnection.session(environment: environment, timeout: .seconds(1)) else { return }
+        defer { connection.close() }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(2)
+        while clock.now < deadline {
+            guard let reply = try? connection.call(
+                DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.listRules,
+                timeout: .seconds(1), autoStart: false),
+                let (rules, _) = try? reply.decode([[String: Variant]].self, [String].self) else { return }
+            let listed = Set(rules.map { DispatcherAPI.RuleInfo(listed: $0).name })
+            if !names.contains(where: listed.contains) { return }
+            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            nanosleep(&pause, nil)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import DispatcherAPI
 import DBus
 import Foundation
 import Spawn
@@ -163,6 +164,14 @@ import TestSupport
             #expect(listed.stdout.contains("docs.example.com") && listed.stdout.contains("firefox.desktop"), "\(listed.stdout)")
             let forgot = try await desk.openurl(["forget", "docs.example.com"])
             #expect(forgot.stdout == "forgot 'remembered docs.example.com'\n", "\(forgot.stdout)\(forgot.stderr)")
+            // When forget returns, the daemon has dropped the rule: the next link is asked about.
+            // (Asked from this process at once: another openurl would take longer than the reload.)
+            let connection = try await Connection.connect(to: desk.environment["DBUS_SESSION_BUS_ADDRESS"]!)
+            defer { connection.close() }
+            let (loaded, _) = try await connection.call(
+                DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.listRules
+            ).decode([[String: Variant]].self, [String].self)
+            #expect(!loaded.contains { DispatcherAPI.RuleInfo(listed: $0).name == "remembered docs.example.com" })
         }
     }
 
