@@ -225,9 +225,22 @@ final class ChooserWindow {
     private func key(_ keyval: UInt32, _ state: GdkModifierType) -> Bool {
         let focus = gtk_window_get_focus(openurld_window(window))
         let editing = focus.map { raw($0) == entry || gtk_widget_is_ancestor($0, openurld_widget(entry)) != 0 } ?? false
+        let inList = focus.map { gtk_widget_is_ancestor($0, openurld_widget(list)) != 0 } ?? false
         switch keyval {
         case UInt32(GDK_KEY_Escape):
             finish(.cancelled)
+            return true
+        // Moving the focus never changes the choice: the list box would move
+        // its cursor (and the selection) to the next row; Tab leaves the list
+        // instead, and Shift+Tab from the field comes back to the row chosen.
+        case UInt32(GDK_KEY_Tab) where inList && state.rawValue & GDK_SHIFT_MASK.rawValue == 0:
+            gtk_widget_grab_focus(openurld_widget(entry))
+            return true
+        case UInt32(GDK_KEY_ISO_Left_Tab) where editing, UInt32(GDK_KEY_Tab) where editing && state.rawValue & GDK_SHIFT_MASK.rawValue != 0:
+            if let row = gtk_list_box_get_selected_row(openurld_list_box(list)) { gtk_widget_grab_focus(openurld_widget(raw(row))) }
+            return true
+        case UInt32(GDK_KEY_ISO_Left_Tab) where inList:
+            // Before the list there is nothing to reach but the address text, which is not focusable.
             return true
         case UInt32(GDK_KEY_1)...UInt32(GDK_KEY_9) where !editing && state.rawValue & GDK_CONTROL_MASK.rawValue == 0:
             let index = Int(keyval - UInt32(GDK_KEY_1))

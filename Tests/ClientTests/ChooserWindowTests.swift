@@ -267,6 +267,23 @@ import TestSupport
         }
     }
 
+    /// Moving the focus never changes the choice: Tab leaves the list for
+    /// the address field, and Enter there opens the target still selected.
+    @Test(arguments: [["Down", "Tab", "Return"], ["Down", "Tab", "shift+Tab", "Return"], ["Down", "shift+Tab", "Return"]])
+    func tabNeverChangesTheChosenTarget(keys: [String]) async throws {
+        try await withDesk { desk in
+            async let opened = desk.openurl(["-v", "https://docs.example.com/tab"])
+            _ = try await desk.window()
+            // firefox selected; then Tab (or back with Shift+Tab); then Enter.
+            let pressed = try await run(["xdotool", "key", "--delay", "20"] + keys, environment: desk.environment)
+            #expect(pressed.status == 0)
+            let result = try await opened
+            #expect(result.status == 0, "\(result.stderr)")
+            let records = try await desk.tree.waitForRecords(1).map { [$0.app] + $0.arguments }
+            #expect(records == [["firefox", "https://docs.example.com/tab"]], "\(records) \(result.stderr)")
+        }
+    }
+
     /// A host is shown as it is: no `_` of `my_site` taken for a mnemonic.
     @Test func noLabelMadeOfPeerTextIsReadForMnemonics() async throws {
         try await withDesk(accessibility: true) { desk in
