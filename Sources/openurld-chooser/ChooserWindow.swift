@@ -21,6 +21,7 @@ final class ChooserWindow {
     private var problem: Object!
     private var rememberHost: Object?
     private var rememberDomain: Object?
+    private var useDefault: Object!
     private var rows: [Object] = []
 
     /// Shows a window for `request`; `answer` is called once, on the main
@@ -156,8 +157,14 @@ final class ChooserWindow {
         openurld_accessible_description(cancel, "Do not open the link")
         connect(cancel, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.cancelled) }
         let useDefault = button("Use _Default")
-        openurld_accessible_description(useDefault, "Open the link as if nobody had asked")
+        self.useDefault = useDefault
+        openurld_accessible_description(useDefault, Self.useDefaultDescription)
         connect(useDefault, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.useDefault) }
+        // "Remember" remembers a target: with it ticked, Use Default would
+        // remember nothing and say nothing, so it is off, and says why.
+        for box in [rememberHost, rememberDomain].compactMap({ $0 }) {
+            connect(box, "toggled", self) { _, data in target(data, as: ChooserWindow.self).rememberToggled() }
+        }
         let open = button("_Open", classes: ["suggested-action"])
         openurld_accessible_description(open, "Open the link with the selected application")
         connect(open, "clicked", self) { _, data in
@@ -213,6 +220,18 @@ final class ChooserWindow {
         // The frame's shadow, or a panel: a window manager fits the rest to
         // its work area, which it can, as the list's minimum is small.
         return max(170, height - others - 24)
+    }
+
+    static let useDefaultDescription = "Open the link as if nobody had asked"
+    static let useDefaultWhileRemembering = "Remember keeps a target for this host; untick it to use the default"
+
+    /// Use Default is off while a Remember box is ticked.
+    private func rememberToggled() {
+        let remembering = [rememberHost, rememberDomain].compactMap { $0 }
+            .contains { gtk_check_button_get_active(openurld_check_button($0)) != 0 }
+        gtk_widget_set_sensitive(openurld_widget(useDefault), remembering ? 0 : 1)
+        gtk_widget_set_tooltip_text(openurld_widget(useDefault), remembering ? Self.useDefaultWhileRemembering : nil)
+        openurld_accessible_description(useDefault, remembering ? Self.useDefaultWhileRemembering : Self.useDefaultDescription)
     }
 
     private var selectedIndex: Int {

@@ -284,6 +284,26 @@ import TestSupport
         }
     }
 
+    /// With Remember ticked, Use Default is off (it would remember nothing,
+    /// and say nothing), and says why: pressing it (through AT-SPI) does
+    /// nothing, and Esc still cancels.
+    @Test func useDefaultIsOffWhileRememberIsTicked() async throws {
+        try await withDesk(accessibility: true) { desk in
+            async let opened = desk.openurl(["https://docs.example.com/remember"])
+            _ = try await desk.window()
+            try await desk.press("alt+r")
+            let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+            let said = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "push button", "Use Default"], environment: desk.environment)
+            #expect(said.status == 0, "\(said.stderr)")
+            let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+            #expect(dump.stdout.contains("Remember keeps a target for this host; untick it to use the default"), "Use Default does not say why it is off: \(dump.stderr)")
+            _ = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Use Default"], environment: desk.environment)
+            try await desk.press("Escape")
+            #expect(try await opened.status == 1, "Use Default went ahead with Remember ticked")
+            #expect(desk.tree.recorded().isEmpty)
+        }
+    }
+
     /// A host is shown as it is: no `_` of `my_site` taken for a mnemonic.
     @Test func noLabelMadeOfPeerTextIsReadForMnemonics() async throws {
         try await withDesk(accessibility: true) { desk in

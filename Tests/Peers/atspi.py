@@ -36,6 +36,9 @@ def actions(node):
         return [action.getName(i) for i in range(action.nActions)]
     except NotImplementedError:
         return []
+    except Exception:
+        # A node that went away while being read (a tooltip, a closing popover).
+        return []
 
 app = application(sys.argv[1])
 if sys.argv[2] == "tree":
