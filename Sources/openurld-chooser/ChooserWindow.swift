@@ -22,6 +22,8 @@ final class ChooserWindow {
     private var rememberHost: Object?
     private var rememberDomain: Object?
     private var useDefault: Object!
+    /// The header's title, whose subtitle says who asked and how many other links wait.
+    private var heading: Object!
     private var rows: [Object] = []
 
     /// Shows a window for `request`; `answer` is called once, on the main
@@ -63,7 +65,8 @@ final class ChooserWindow {
 
         let content = box(GTK_ORIENTATION_VERTICAL, spacing: 0)
         let header = raw(adw_header_bar_new())
-        let title = adw_window_title_new("Open Link", request.callerAppID.map { "from " + $0 } ?? "")!
+        let title = adw_window_title_new("Open Link", "")!
+        heading = raw(title)
         adw_header_bar_set_title_widget(OpaquePointer(header), title)
         append(content, header)
 
@@ -198,6 +201,7 @@ final class ChooserWindow {
         }
         ChooserTrace.mark("presented")
         gtk_window_present(openurld_window(window))
+        Self.sayWhatWaits()
     }
 
     /// Markup whose line breaks add no hyphen (Pango would add one inside a word).
@@ -311,5 +315,19 @@ final class ChooserWindow {
         guard Self.open.removeValue(forKey: id) != nil else { return }
         answer(reply)
         if closing { gtk_window_destroy(openurld_window(window)) }
+        Self.sayWhatWaits()
+    }
+
+    /// Two questions at once are two windows, one over the other: each says
+    /// who asked and how many other links are waiting, so that none hides
+    /// another unnoticed (each answers its own link, shown in it).
+    private static func sayWhatWaits() {
+        let others = open.count - 1
+        for chooser in open.values {
+            var parts: [String] = []
+            if let app = chooser.request.callerAppID { parts.append("from " + app) }
+            if others > 0 { parts.append(others == 1 ? "1 more link waiting" : "\(others) more links waiting") }
+            adw_window_title_set_subtitle(OpaquePointer(chooser.heading), parts.joined(separator: " · "))
+        }
     }
 }

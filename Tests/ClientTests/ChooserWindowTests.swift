@@ -304,6 +304,34 @@ import TestSupport
         }
     }
 
+    /// Two questions at once: each window says another link is waiting, and
+    /// each answer goes to its own link.
+    @Test func twoQuestionsAtOnceEachSayTheOtherWaits() async throws {
+        try await withDesk(accessibility: true) { desk in
+            async let first = desk.openurl(["https://first.example/"])
+            let older = try await desk.window()
+            async let second = desk.openurl(["https://second.example/"])
+            let newer = try await desk.window(other: older)
+            let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+            let waiting = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "label", "1 more link waiting"], environment: desk.environment)
+            #expect(waiting.status == 0, "\(waiting.stderr)")
+            let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+            struct Node: Decodable { let role: String; let name: String }
+            let labels = try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8)).filter { $0.role == "label" }.map(\.name)
+            #expect(labels.filter { $0 == "1 more link waiting" }.count == 2, "\(labels)")
+            // Esc in the newer window cancels the second link only; the older one then waits alone.
+            _ = try await run(["xdotool", "windowfocus", "--sync", newer], environment: desk.environment)
+            try await desk.press("Escape")
+            #expect(try await second.status == 1)
+            let alone = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+            #expect(!alone.stdout.contains("more link waiting"), "the remaining window still says another waits")
+            _ = try await run(["xdotool", "windowfocus", "--sync", older], environment: desk.environment)
+            try await desk.press("Return")
+            #expect(try await first.status == 0)
+            #expect(try await desk.tree.waitForRecords(1).map(\.arguments) == [["https://first.example/"]])
+        }
+    }
+
     /// A host is shown as it is: no `_` of `my_site` taken for a mnemonic.
     @Test func noLabelMadeOfPeerTextIsReadForMnemonics() async throws {
         try await withDesk(accessibility: true) { desk in
