@@ -62,6 +62,18 @@ public final class ChooserService: Sendable {
             _ = line.withCString { write(2, $0, strlen($0)) }
             return 1
         }
+        let (events, event) = AsyncStream.makeStream(of: Int32.self)
+        // SIGTERM and SIGINT (a session ending, `systemctl stop`) end the
+        // service as idleness does: status 0, said in the log. Set before the
+        // name is owned: whoever saw it owned may signal at once.
+        let stops = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { event.yield(128 + number) }
+            source.resume()
+            return source
+        }
+        defer { stops.forEach { $0.cancel() } }
         let connection: Connection
         do {
             if let address {
@@ -73,7 +85,6 @@ public final class ChooserService: Sendable {
             return fail("cannot connect to the bus: \(error.message)")
         }
         let service = ChooserService(connection: connection, ask: ask)
-        let (events, event) = AsyncStream.makeStream(of: Int32.self)
         connection.onDisconnect { _ in event.yield(1) }
         connection.export([service.interface], at: DispatcherAPI.chooserObjectPath)
         do {
@@ -84,16 +95,6 @@ public final class ChooserService: Sendable {
         } catch {
             return fail("cannot own \(DispatcherAPI.chooserBusName): \(error.message)")
         }
-        // SIGTERM and SIGINT (a session ending, `systemctl stop`) end the
-        // service as idleness does: status 0, said in the log.
-        let stops = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { event.yield(128 + number) }
-            source.resume()
-            return source
-        }
-        defer { stops.forEach { $0.cancel() } }
         let idleWatch = idleExit.map { limit in
             Task {
                 while !Task.isCancelled {
