@@ -1,3 +1,4 @@
+import SafeText
 /// Generates introspection XML from exported interface descriptions.
 enum Introspection {
     static let header = """
@@ -47,7 +48,7 @@ enum Introspection {
         var xml = header + "<node>\n"
         if !interfaces.isEmpty { xml += standard }
         for interface in interfaces { xml += describe(interface) }
-        for child in children { xml += "  <node name=\"\(escape(child))\"/>\n" }
+        for child in children { xml += "  <node name=\"\(xmlEscaped(child))\"/>\n" }
         return xml + "</node>\n"
     }
 
@@ -83,7 +84,7 @@ enum Introspection {
 
     private static func argument(_ argument: Argument, direction: String?) -> String {
         let direction = direction.map { " direction=\"\($0)\"" } ?? ""
-        return "      <arg name=\"\(escape(argument.name))\" type=\"\(argument.type)\"\(direction)/>\n"
+        return "      <arg name=\"\(xmlEscaped(argument.name))\" type=\"\(argument.type)\"\(direction)/>\n"
     }
 
     /// The names of the nodes directly below `path` that lead to exported objects.
@@ -96,19 +97,5 @@ enum Introspection {
             names.insert(String(elements[depth]))
         }
         return names.sorted()
-    }
-
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

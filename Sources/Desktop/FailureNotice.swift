@@ -56,27 +56,11 @@ public struct FailureNotice: Sendable, Equatable {
         if alsoNotShown > 0 {
             text += "\n(and \(alsoNotShown) more not shown; see the journal: journalctl --user -u openurld)"
         }
-        return markup ? Self.markupEscaped(text) : text
+        return markup ? xmlEscaped(text) : text
     }
 
     static func cut(_ text: String, to length: Int) -> String {
         text.count <= length ? text : String(text.prefix(length - 1)) + "…"
-    }
-
-    /// The body markup of the Desktop Notifications specification is a subset of XML.
-    static func markupEscaped(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&apos;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }
 

@@ -54,17 +54,11 @@ elif sys.argv[2] == "wait":
             sys.exit(0)
         time.sleep(0.025)
     sys.exit(f"atspi.py: no {role} named {name!r} appeared")
-elif sys.argv[2] == "do":
-    role, name = sys.argv[3], sys.argv[4]
+elif sys.argv[2] in ("do", "do-described"):
+    role, wanted = sys.argv[3], sys.argv[4]
+    field = "name" if sys.argv[2] == "do" else "description"
     for node in nodes(app):
-        if node.getRoleName() == role and node.name == name:
+        if node.getRoleName() == role and getattr(node, field) == wanted:
             node.queryAction().doAction(0)
             sys.exit(0)
-    sys.exit(f"atspi.py: no {role} named {name!r}")
-elif sys.argv[2] == "do-described":
-    role, description = sys.argv[3], sys.argv[4]
-    for node in nodes(app):
-        if node.getRoleName() == role and node.description == description:
-            node.queryAction().doAction(0)
-            sys.exit(0)
-    sys.exit(f"atspi.py: no {role} described {description!r}")
+    sys.exit(f"atspi.py: no {role} with {field} {wanted!r}")
