@@ -7,7 +7,8 @@ import Routing
 public struct LinkPresentation: Sendable, Equatable {
     /// The URL's text before the host (scheme, `//`, any user-info).
     public let beforeHost: String
-    /// The host as written in the URL (empty when it has none).
+    /// The host as written in the URL (empty when it has none); an
+    /// internationalised one as `HostDisplay` shows it.
     public let host: String
     /// The rest: port, path, query, fragment.
     public let afterHost: String
@@ -37,6 +38,9 @@ public struct LinkPresentation: Sendable, Equatable {
             before = String(text[..<hostStart])
             host = String(text[hostStart..<hostEnd])
             after = String(text[hostEnd...])
+            // An internationalised host is shown as the display policy says,
+            // whichever form the link was written in: never a look-alike in Unicode.
+            if case .name(let ascii)? = url.host, HostDisplay(ascii).isInternational { host = HostDisplay(ascii).shown }
         }
         beforeHost = before
         self.host = host
@@ -51,10 +55,14 @@ public enum LinkWarning: Sendable, Equatable {
     case notEncrypted
     /// User-info before the host: `https://bank.example@evil.example/` goes to `evil.example`.
     case userInfo(shown: String, host: String)
-    /// The host has internationalised labels; `readable` is how it reads.
-    case internationalHost(readable: String)
-    /// The host's letters come from more than one script (a homograph trick).
+    /// The host has internationalised labels, shown in Unicode; `ascii` is its DNS name.
+    case internationalHost(ascii: String)
+    /// The host is made to look like `readsAs`, which it is not; it is shown as `ascii`.
+    case lookAlike(readsAs: String, ascii: String)
+    /// The host's letters come from scripts that real names do not mix (a homograph trick).
     case mixedScripts
+    /// The host has characters no browser shows in an address.
+    case unusualCharacters
     /// The link's text names another host than the one it goes to.
     case textDiffers(shown: String, host: String)
 
@@ -63,8 +71,10 @@ public enum LinkWarning: Sendable, Equatable {
         switch self {
         case .notEncrypted: "Not encrypted: this link uses plain HTTP."
         case .userInfo(let shown, let host): "“\(shown)” before the @ is not where this link goes: it goes to \(host)."
-        case .internationalHost(let readable): "The host is an international name; it reads as \(readable)."
-        case .mixedScripts: "The host mixes letters of different alphabets, as look-alike addresses do."
+        case .internationalHost(let ascii): "The host is an international name; in ASCII it is \(ascii)."
+        case .lookAlike(let readsAs, let ascii): "This is not \(readsAs): its letters only look like it. Its real name is \(ascii)."
+        case .mixedScripts: "The host mixes letters of different alphabets, as look-alike addresses do; it is shown in ASCII."
+        case .unusualCharacters: "The host has characters browsers do not show in addresses; it is shown in ASCII."
         case .textDiffers(let shown, let host): "The link's text shows \(shown), but it goes to \(host)."
         }
     }
@@ -74,14 +84,15 @@ public enum LinkWarning: Sendable, Equatable {
         let host = url.host.map(\.description) ?? ""
         if url.scheme == "http" { warnings.append(.notEncrypted) }
         if let userInfo, !userInfo.isEmpty { warnings.append(.userInfo(shown: userInfo, host: host)) }
-        let labels = host.split(separator: ".")
-        if labels.contains(where: { $0.hasPrefix("xn--") }) {
-            let readable = labels.map { label -> String in
-                guard label.hasPrefix("xn--"), let scalars = Punycode.decode(label.utf8.dropFirst(4)) else { return String(label) }
-                return String(String.UnicodeScalarView(scalars.compactMap(Unicode.Scalar.init)))
+        if case .name(let ascii)? = url.host {
+            let display = HostDisplay(ascii)
+            if let readsAs = display.readsAs { warnings.append(.lookAlike(readsAs: readsAs, ascii: ascii)) }
+            switch display.problem {
+            case .mixedScripts?: warnings.append(.mixedScripts)
+            case .unusualCharacters?: warnings.append(.unusualCharacters)
+            case .lookAlike?: break
+            case nil: if display.isInternational { warnings.append(.internationalHost(ascii: ascii)) }
             }
-            warnings.append(.internationalHost(readable: readable.joined(separator: ".")))
-            if readable.contains(where: { Script.count(in: $0) > 1 }) { warnings.append(.mixedScripts) }
         }
         if let linkText, let shown = shownHost(in: linkText), case .name(let actual)? = url.host, shown != actual,
            !actual.hasSuffix("." + shown) {
@@ -98,25 +109,5 @@ public enum LinkWarning: Sendable, Equatable {
         guard word.contains("."), word.count == trimmed.prefix(while: { $0 != "/" }).count,
               case .success(.domain(let host)) = HostName.parse(word) else { return nil }
         return HostName.domain(host).matchingKey
-    }
-}
-
-/// The scripts that matter for look-alike hosts, by code-point block.
-enum Script: Hashable {
-    case latin, greek, cyrillic, armenian, other
-
-    init?(_ scalar: Unicode.Scalar) {
-        switch scalar.value {
-        case 0x30...0x39, 0x2D: return nil  // digits and hyphens belong to every script
-        case 0x41...0x5A, 0x61...0x7A, 0xC0...0x24F, 0x1E00...0x1EFF: self = .latin
-        case 0x370...0x3FF, 0x1F00...0x1FFF: self = .greek
-        case 0x400...0x52F: self = .cyrillic
-        case 0x530...0x58F: self = .armenian
-        default: self = .other
-        }
-    }
-
-    static func count(in label: String) -> Int {
-        Set(label.unicodeScalars.compactMap(Script.init)).count
     }
 }

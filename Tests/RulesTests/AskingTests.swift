@@ -149,13 +149,34 @@ struct AskingTests {
         ("https://example.com/", nil, []),
         ("http://example.com/", nil, [LinkWarning.notEncrypted]),
         ("https://bank.example@evil.example/", nil, [.userInfo(shown: "bank.example", host: "evil.example")]),
-        ("https://xn--bcher-kva.example/", nil, [.internationalHost(readable: "bücher.example")]),
-        ("https://xn--pple-43d.com/", nil, [.internationalHost(readable: "аpple.com"), .mixedScripts]),
+        ("https://xn--bcher-kva.example/", nil, [.internationalHost(ascii: "xn--bcher-kva.example")]),
+        ("https://bücher.example/", nil, [.internationalHost(ascii: "xn--bcher-kva.example")]),
+        // Cyrillic а among Latin letters: mixed, and read as apple.com.
+        ("https://xn--pple-43d.com/", nil, [.lookAlike(readsAs: "apple.com", ascii: "xn--pple-43d.com"), .mixedScripts]),
+        // All Cyrillic, every letter a look-alike (issue 28): no mixing to see.
+        ("https://xn--80ak6aa92e.com/", nil, [.lookAlike(readsAs: "apple.com", ascii: "xn--80ak6aa92e.com")]),
+        ("https://аррӏе.com/", nil, [.lookAlike(readsAs: "apple.com", ascii: "xn--80ak6aa92e.com")]),
+        ("https://xn--i-7iq.ws/", nil, [.unusualCharacters]),
         ("https://evil.example/", "https://bank.example/login", [.textDiffers(shown: "bank.example", host: "evil.example")]),
         ("https://www.bank.example/", "bank.example", []),
     ] as [(String, String?, [LinkWarning])])
     func warnings(url: String, linkText: String?, expected: [LinkWarning]) throws {
         #expect(LinkPresentation(try ValidatedURL(url), linkText: linkText).warnings == expected)
+    }
+
+    /// A look-alike arriving in Unicode is shown in ASCII, so the bold host
+    /// never reads as the site it imitates; a real international name is
+    /// shown in Unicode however it arrived.
+    @Test(arguments: [
+        ("https://аррӏе.com/login", "xn--80ak6aa92e.com"),
+        ("https://xn--80ak6aa92e.com/login", "xn--80ak6aa92e.com"),
+        ("https://xn--bcher-kva.example/login", "bücher.example"),
+        ("https://bücher.example/login", "bücher.example"),
+        ("https://www.аррӏе.ru/login", "www.аррӏе.ru"),
+    ])
+    func theHostIsShownAsTheDisplayPolicySays(url: String, host: String) throws {
+        let shown = LinkPresentation(try ValidatedURL(url))
+        #expect([shown.beforeHost, shown.host, shown.afterHost] == ["https://", host, "/login"])
     }
 
     @Test func theHostIsSplitOutForEmphasis() throws {
