@@ -48,9 +48,10 @@ public final class DmenuChooser: Sendable {
     }
 
     /// Shows the menu for `request` once every earlier menu has closed,
-    /// closing it `timeout` after the request came (the daemon's wait; by
-    /// default its default); a request whose time ran out while it waited
-    /// is cancelled without a menu.
+    /// closing it `timeout` after the request came (just before the daemon
+    /// stops waiting; by default its default wait) and answering
+    /// "unanswered"; a request whose time ran out while it waited is
+    /// answered so without a menu.
     public func choose(_ request: ChoiceRequest, within timeout: Duration? = nil) async -> DispatcherAPI.ChooserReply {
         // Nanoseconds as a plain integer across the wait: a `Duration` or a
         // clock instant held across this suspension was seen corrupted (its
@@ -63,7 +64,7 @@ public final class DmenuChooser: Sendable {
         // The daemon stopped waiting while earlier menus were up: showing
         // this one now would ask about a link that can no longer be opened.
         let now = DispatchTime.now().uptimeNanoseconds
-        guard deadline > now &+ 100_000_000 else { return .cancelled }
+        guard deadline > now &+ 100_000_000 else { return .unanswered }
         let left = Duration.nanoseconds(Int64(clamping: deadline - now))
         guard let program = command.first, let path = findExecutable(program, path: environment["PATH"]) else {
             return .cancelled
@@ -73,9 +74,10 @@ public final class DmenuChooser: Sendable {
         let input = Array((Self.lines(for: request).joined(separator: "\n") + "\n").utf8)
         guard let run = try? await runCapturingOutput(
             path, arguments: arguments, environment: environment.map { $0.key + "=" + $0.value }, input: input,
-            deadline: left),
-            run.status == 0
+            deadline: left)
         else { return .cancelled }
+        if run.timedOut { return .unanswered }
+        guard run.status == 0 else { return .cancelled }
         return Self.reply(to: String(decoding: run.output, as: UTF8.self), for: request)
     }
 

@@ -24,28 +24,29 @@ public struct BusChooser: Chooser {
                 DispatcherAPI.chooserBusName, DispatcherAPI.chooserObjectPath, DispatcherAPI.chooserInterface,
                 DispatcherAPI.chooseMember, DispatcherAPI.ChooserRequest(request, timeout: timeout).arguments, timeout: timeout)
         } catch {
-            return Self.choice(from: error, whileCancelled: Task.isCancelled)
+            return Self.choice(from: error, whileCancelled: Task.isCancelled, waited: timeout)
         }
-        return Self.choice(from: reply, for: request)
+        return Self.choice(from: reply, for: request, waited: timeout)
     }
 
     /// What a failed `Choose` means: no chooser installed passes the step on;
     /// anything after the chooser was reached (it left, it took too long, it
     /// answered with an error, the daemon is stopping) loses the answer.
-    static func choice(from error: DBusError, whileCancelled cancelled: Bool) -> Choice {
+    static func choice(from error: DBusError, whileCancelled cancelled: Bool, waited: Duration) -> Choice {
         if cancelled { return .lost("the daemon is shutting down") }
         switch error.name {
         case .serviceUnknown, .nameHasNoOwner:
             return .unavailable("no chooser is installed (\(DispatcherAPI.chooserBusName) cannot be started: \(error.message))")
         case .noReply:
-            return .lost("the chooser gave no answer (\(error.message))")
+            // The same as a chooser that closed its window in time and said so.
+            return .unanswered(after: waited)
         default:
             return .lost("the chooser failed: \(error.description)")
         }
     }
 
     /// Reads and checks the chooser's answer to `request`.
-    static func choice(from reply: [Value], for request: ChoiceRequest) -> Choice {
+    static func choice(from reply: [Value], for request: ChoiceRequest, waited: Duration) -> Choice {
         let answer: DispatcherAPI.ChooserReply
         do { answer = try .init(reply: reply, requested: request.url.text) } catch {
             return .lost("the chooser's answer cannot be read: \(error.message)")
@@ -53,6 +54,7 @@ public struct BusChooser: Chooser {
         switch answer {
         case .cancelled: return .cancelled
         case .useDefault: return .useDefault
+        case .unanswered: return .unanswered(after: waited)
         case .chosen(let target, let text, let token, let remember):
             guard request.candidates.contains(where: { $0.target == target }) else {
                 return .lost("the chooser chose \(target), which was not offered")

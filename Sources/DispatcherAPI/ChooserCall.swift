@@ -1,4 +1,5 @@
 import DBus
+import Glibc
 import Router
 import Routing
 import XDG
@@ -23,10 +24,39 @@ extension DispatcherAPI {
         /// How long the daemon waits for the answer: the chooser closes its
         /// window by then, since a later answer would be ignored.
         public var timeout: Duration?
+        /// When openurld stops waiting, as `CLOCK_MONOTONIC` microseconds
+        /// (the clock every process of the session shares): sent as `now +
+        /// timeout` with the call, so a chooser that took a second to start
+        /// still knows the daemon's own deadline.
+        public var deadline: UInt64?
 
         public init(_ choice: ChoiceRequest, timeout: Duration? = nil) {
             self.choice = choice
             self.timeout = timeout
+            deadline = timeout.map { Self.monotonicMicroseconds() &+ UInt64(clamping: $0.microseconds) }
+        }
+
+        /// How long the chooser may wait for the person from `now`: until
+        /// `answerMargin` before openurld stops waiting (the earlier of the
+        /// deadline and the timeout counted from now), so that its
+        /// "unanswered" reaches openurld while it still listens; `nil` when
+        /// openurld gave no limit.
+        public func answerTime(now: UInt64 = monotonicMicroseconds()) -> Duration? {
+            var left = timeout
+            // A deadline in the past is taken as now; one past the timeout
+            // (another clock, a clock namespace) is not believed.
+            if let deadline, timeout.map({ deadline <= now &+ UInt64(clamping: $0.microseconds) }) ?? true {
+                let fromDeadline = Duration.microseconds(Int64(clamping: deadline > now ? deadline - now : 0))
+                left = left.map { min($0, fromDeadline) } ?? fromDeadline
+            }
+            return left.map { max(.zero, $0 - DispatcherAPI.answerMargin) }
+        }
+
+        /// `CLOCK_MONOTONIC` now, in microseconds.
+        public static func monotonicMicroseconds() -> UInt64 {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return UInt64(now.tv_sec) &* 1_000_000 &+ UInt64(now.tv_nsec / 1000)
         }
 
         /// The call's arguments.
@@ -42,6 +72,7 @@ extension DispatcherAPI {
             if choice.omitted > 0 { options["omitted-targets"] = Variant(UInt32(clamping: choice.omitted)) }
             options["remember"] = Variant(choice.remember != nil)
             if let timeout { options["timeout"] = Variant(UInt32(clamping: timeout.components.seconds)) }
+            if let deadline { options["deadline"] = Variant(deadline) }
             if let remember = choice.remember {
                 options["remember-host"] = Variant(remember.host)
                 if let domain = remember.domain { options["remember-domain"] = Variant(domain) }
@@ -74,15 +105,24 @@ extension DispatcherAPI {
                 linkText: options["link-text"]?.get(String.self))
             choice.omitted = options["omitted-targets"]?.get(UInt32.self).map(Int.init) ?? 0
             timeout = options["timeout"]?.get(UInt32.self).map { .seconds(Int64($0)) }
+            deadline = options["deadline"]?.get(UInt64.self)
         }
     }
 
+    /// How long before openurld stops waiting a chooser gives up asking and
+    /// answers "unanswered": time for the answer to cross the bus.
+    public static let answerMargin: Duration = .milliseconds(250)
+
     /// `Choose`'s reply: `response` 0 = a target was chosen, 1 = cancelled,
-    /// 2 = use the default; `results` has `target`, `url`, `activation-token`, `remember`.
+    /// 2 = use the default, 3 = the person did not answer in time; `results`
+    /// has `target`, `url`, `activation-token`, `remember`.
     public enum ChooserReply: Sendable, Equatable {
         case chosen(Target, url: String, activationToken: String?, remember: RememberScope)
         case cancelled
         case useDefault
+        /// The person did not answer before openurld stopped waiting; the
+        /// window closed. Nothing is opened, as when openurld's wait runs out.
+        case unanswered
 
         /// The reply's arguments.
         public var arguments: [Value] {
@@ -93,6 +133,7 @@ extension DispatcherAPI {
                 return [.uint32(0), results.dbusValue]
             case .cancelled: return [.uint32(1), [String: Variant]().dbusValue]
             case .useDefault: return [.uint32(2), [String: Variant]().dbusValue]
+            case .unanswered: return [.uint32(3), [String: Variant]().dbusValue]
             }
         }
 
@@ -113,8 +154,17 @@ extension DispatcherAPI {
                                activationToken: results["activation-token"]?.get(String.self), remember: remember)
             case 1: self = .cancelled
             case 2: self = .useDefault
+            case 3: self = .unanswered
             default: throw .invalidArgs("replied with unknown response \(response)")
             }
         }
+    }
+}
+
+extension Duration {
+    /// Whole microseconds, clamped at zero.
+    fileprivate var microseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return max(0, seconds.multipliedReportingOverflow(by: 1_000_000).overflow ? .max : seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
     }
 }

@@ -72,6 +72,7 @@ final class PromptLimits: Sendable {
             case .join(let shown):
                 switch await shown.value {
                 case .lost(let reason): return .lost(reason)
+                case .unanswered(let wait): return .unanswered(after: wait)
                 default: return .cancelled
                 }
             case .ask(let task):

@@ -97,9 +97,18 @@ public enum Choice: Sendable, Equatable {
     /// ask): like a failing rule, the step passes.
     case unavailable(String)
     /// The chooser was asked but its answer never came (it crashed, the bus
-    /// went away, the person took longer than the limit): the walk ends
-    /// undecided and nothing is opened.
+    /// went away, it answered nonsense): the walk ends undecided and nothing
+    /// is opened.
     case lost(String)
+    /// Nobody answered within `after`, the chooser's time: whether the
+    /// chooser closed its window and said so or its answer never came, one
+    /// outcome (undecided, nothing opened) and one message.
+    case unanswered(after: Duration)
+
+    /// What the walk reports for `.unanswered(after:)`.
+    public static func unansweredMessage(after wait: Duration) -> String {
+        "nobody answered the chooser within \(wait.components.seconds) s"
+    }
 }
 
 /// A way to ask the person where a URL should go.

@@ -148,6 +148,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
             case .cancelled: return .discarded
             case .unavailable(let reason): return .failed(reason)
             case .lost(let reason): return .undecided(reason)
+            case .unanswered(let wait): return .undecided(Choice.unansweredMessage(after: wait))
             }
         }
 

@@ -25,5 +25,5 @@ case .success(.run(let options)):
     let chooser = DmenuChooser(command: command, environment: environment)
     exit(await ChooserService.run(
         program: "openurld-chooser-dmenu", address: options.address, environment: environment, idleExit: options.idleExit
-    ) { request in await chooser.choose(request.choice, within: request.timeout) })
+    ) { request in await chooser.choose(request.choice, within: request.answerTime()) })
 }

@@ -27,17 +27,19 @@ final class ChooserWindow {
     private var rows: [Object] = []
 
     /// Shows a window for `request`; `answer` is called once, on the main
-    /// thread. After `timeout` (the daemon's wait) the window closes as if
-    /// cancelled: the daemon would ignore a later answer.
+    /// thread. After `timeout` (just before the daemon stops waiting) the
+    /// window closes and answers "unanswered": a later pick would open nothing.
     static func show(_ request: ChoiceRequest, closingAfter timeout: Duration? = nil,
                      answer: @escaping @Sendable (DispatcherAPI.ChooserReply) -> Void) {
         let chooser = ChooserWindow(request: request, answer: answer)
         chooser.build()
         if let timeout {
-            g_timeout_add_seconds(UInt32(clamping: max(timeout.components.seconds, 1)), { data in
+            let (seconds, attoseconds) = timeout.components
+            let milliseconds = UInt32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+            g_timeout_add(milliseconds, { data in
                 // By id, not by pointer: a window that already answered is no longer in `open`.
                 let id = Int(bitPattern: data)
-                ChooserWindow.open[id]?.finish(.cancelled)
+                ChooserWindow.open[id]?.finish(.unanswered)
                 return 0
             }, UnsafeMutableRawPointer(bitPattern: chooser.id))
         }
@@ -313,8 +315,14 @@ final class ChooserWindow {
     func finish(_ reply: DispatcherAPI.ChooserReply, closing: Bool = true) {
         // Still in `open` means not yet answered; taking it out is answering.
         guard Self.open.removeValue(forKey: id) != nil else { return }
+        // Closed, and the display told so, before the answer goes: by the
+        // time the caller hears, the window is gone.
+        if closing {
+            let display = gtk_widget_get_display(openurld_widget(window))
+            gtk_window_destroy(openurld_window(window))
+            if let display { gdk_display_flush(display) }
+        }
         answer(reply)
-        if closing { gtk_window_destroy(openurld_window(window)) }
         Self.sayWhatWaits()
     }
 

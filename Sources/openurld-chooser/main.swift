@@ -61,7 +61,7 @@ if service {
         ) { request in
             ChooserTrace.mark("request")
             return await withCheckedContinuation { continuation in
-                onMain { ChooserWindow.show(request.choice, closingAfter: request.timeout) { continuation.resume(returning: $0) } }
+                onMain { ChooserWindow.show(request.choice, closingAfter: request.answerTime()) { continuation.resume(returning: $0) } }
             }
         }
         exit(status)

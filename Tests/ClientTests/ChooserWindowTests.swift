@@ -73,10 +73,11 @@ import TestSupport
     /// - Parameter accessibility: give the bus the real accessibility bus
     ///   (at-spi-bus-launcher, by activation), so that AT-SPI can read the window.
     /// - Parameter setUp: changes to the tree made before the daemon starts (and reads the defaults).
-    func withDesk(rules: String = "[Rule ask]\nPriority=-1000\nAsk=\n", accessibility: Bool = false,
+    func withDesk(rules: String = "[Rule ask]\nPriority=-1000\nAsk=\n", accessibility: Bool = false, daemonArguments: [String] = [],
                   setUp: (XDGTree) throws -> Void = { _ in }, _ body: (Desk) async throws -> Void) async throws {
         try await withXvfb { x in
-            try await withDesk(rules: rules, accessibility: accessibility, display: ["DISPLAY": x.display], setUp: setUp, body)
+            try await withDesk(rules: rules, accessibility: accessibility, display: ["DISPLAY": x.display], daemonArguments: daemonArguments,
+                               setUp: setUp, body)
         }
     }
 
@@ -85,8 +86,8 @@ import TestSupport
     /// The fixed desk's root, when screenshots are taken for the docs.
     static let fixedDesk = "/tmp/openurld-desk"
 
-    func withDesk(rules: String, accessibility: Bool, display: [String: String], setUp: (XDGTree) throws -> Void = { _ in },
-                  _ body: (Desk) async throws -> Void) async throws {
+    func withDesk(rules: String, accessibility: Bool, display: [String: String], daemonArguments: [String] = [],
+                  setUp: (XDGTree) throws -> Void = { _ in }, _ body: (Desk) async throws -> Void) async throws {
         let forDocs = ProcessInfo.processInfo.environment[Self.screenshotsVariable] != nil
         let tree = try XDGTree(fixedRoot: forDocs ? Self.fixedDesk : nil)
         try tree.installBrowsers(profile: "work")
@@ -106,7 +107,7 @@ import TestSupport
             Exec=\(Binaries.chooser) --service --idle-exit 5
             """)
         try await withPrivateBus(serviceDirectories: [tree.root + "/services"], environment: environment) { bus in
-            let daemon = try await Binaries.startDaemon(on: bus, tree: tree)
+            let daemon = try await Binaries.startDaemon(on: bus, tree: tree, daemonArguments)
             defer { Binaries.stop(daemon) }
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             try await body(Desk(tree: tree, environment: environment))
@@ -300,6 +301,28 @@ import TestSupport
             _ = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Use Default"], environment: desk.environment)
             try await desk.press("Escape")
             #expect(try await opened.status == 1, "Use Default went ahead with Remember ticked")
+            #expect(desk.tree.recorded().isEmpty)
+        }
+    }
+
+    /// Nobody answering is one outcome with one message, whether the chooser
+    /// was started by the question (cold) or already running (warm): the
+    /// window closes just before the daemon stops waiting and says so, and
+    /// it is gone by the time the caller hears. Before, a warm chooser's
+    /// timeout read as Esc ("discarded"), a cold one's as libdbus's "Did not
+    /// receive a reply", and the window outlived the wait by about 0.5 s.
+    @Test func nobodyAnsweringIsOneOutcomeAndTheWindowCloses() async throws {
+        try await withDesk(daemonArguments: ["--chooser-deadline", "3"]) { desk in
+            for round in ["cold", "warm"] {
+                async let opened = desk.openurl(["-v", "https://\(round).example/"])
+                _ = try await desk.window()
+                let result = try await opened
+                #expect(result.status == 1, "\(round): \(result.stderr)")
+                #expect(result.stderr.contains("undecided") && result.stderr.contains("nobody answered the chooser within 3 s"),
+                        "\(round): \(result.stderr)")
+                let left = try await run(["xdotool", "search", "--onlyvisible", "--name", "^Open Link$"], environment: desk.environment)
+                #expect(left.status != 0, "\(round): the window outlived the daemon's wait")
+            }
             #expect(desk.tree.recorded().isEmpty)
         }
     }
