@@ -94,7 +94,7 @@ if getenv("OPENURLD_NO_CHOOSER") == nil {
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
         .executableTarget(
             name: "openurld-chooser",
-            dependencies: ["CGtk", "ChooserService", "DispatcherAPI", "Desktop", "FileAccess", "Router", "Routing", "Rules", "Spawn", "XDG"]),
+            dependencies: ["CGtk", "ChooserService", "DispatcherAPI", "Desktop", "FileAccess", "HostNames", "Router", "Routing", "Rules", "Spawn", "XDG"]),
     ]
 }
 

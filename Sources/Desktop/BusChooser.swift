@@ -63,7 +63,8 @@ public struct BusChooser: Chooser {
             let scope: RememberScope = switch remember {
             case .none: .none
             case _ where request.remember == nil: .none
-            case .domain where request.remember?.domain == nil: .host
+            // The walk remembers for the address opened, which may be edited:
+            // it decides whether that host has a domain to remember.
             default: remember
             }
             if let token, !token.isEmpty, let problem = DispatcherAPI.activationTokenProblem(token) {

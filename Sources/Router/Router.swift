@@ -135,7 +135,9 @@ public struct Router<Endpoint: Sendable>: Sendable {
                     return .failed("could not launch the chosen \(target): \(reason)")
                 }
                 launched = application
-                if scope != .none, let scopes = request.remember {
+                // Remembered for the host that opened (the address as
+                // edited), as the window said: never the one first asked about.
+                if scope != .none, request.remember != nil, let scopes = rememberable(chosen) {
                     let domain = scope == .domain ? scopes.domain : nil
                     remembered = RememberedChoice(
                         target: target, scheme: current.scheme, host: domain ?? scopes.host, includesSubdomains: domain != nil,

@@ -1,6 +1,8 @@
 import CGtk
 import ChooserService
+import Desktop
 import DispatcherAPI
+import HostNames
 import Router
 import Routing
 
@@ -19,6 +21,12 @@ final class ChooserWindow {
     private var scroller: Object!
     private var entry: Object!
     private var problem: Object!
+    /// The address line, its host in bold.
+    private var address: Object!
+    /// The warnings about the address as it stands.
+    private var warnings: Object!
+    /// What Remember is for: the host of the address as it stands.
+    private var rememberTargets: RememberTargets?
     private var rememberHost: Object?
     private var rememberDomain: Object?
     private var useDefault: Object!
@@ -76,25 +84,16 @@ final class ChooserWindow {
         margins(body, 12)
         append(content, body)
 
-        let presentation = LinkPresentation(request.url, linkText: request.linkText)
         let address = label("", wrap: true)
-        // Broken anywhere without a hyphen Pango would add (it is not in the URL), and
-        // at most three lines: the whole address is in the field below and the tooltip.
-        gtk_label_set_markup(openurld_label(address), Self.unhyphenated(markupEscaped(presentation.beforeHost)
-            + "<b>" + markupEscaped(presentation.host) + "</b>" + markupEscaped(presentation.afterHost)))
+        // At most three lines: the whole address is in the field below and the tooltip.
         gtk_label_set_lines(openurld_label(address), 3)
         gtk_label_set_ellipsize(openurld_label(address), PANGO_ELLIPSIZE_END)
-        gtk_widget_set_tooltip_text(openurld_widget(address), request.url.text)
         gtk_label_set_selectable(openurld_label(address), 1)
         gtk_widget_set_focusable(openurld_widget(address), 0)
-        name(address, "Link: " + request.url.text)
+        self.address = address
         append(body, address)
-        for warning in presentation.warnings {
-            let line = label("", wrap: true, classes: ["warning"])
-            gtk_label_set_markup(openurld_label(line), Self.unhyphenated(markupEscaped("⚠ " + warning.message)))
-            name(line, "Warning: " + warning.message)
-            append(body, line)
-        }
+        warnings = box(GTK_ORIENTATION_VERTICAL, spacing: 10)
+        append(body, warnings)
 
         list = raw(gtk_list_box_new())
         gtk_list_box_set_selection_mode(openurld_list_box(list), GTK_SELECTION_SINGLE)
@@ -132,6 +131,8 @@ final class ChooserWindow {
         entry = raw(gtk_entry_new())
         gtk_editable_set_text(openurld_editable(entry), request.url.text)
         name(entry, "Link address")
+        // What the window says about the link follows the address being edited.
+        connect(entry, "changed", self) { _, data in target(data, as: ChooserWindow.self).describe() }
         connect(entry, "activate", self) { _, data in
             let chooser = target(data, as: ChooserWindow.self)
             chooser.choose(chooser.selectedIndex)
@@ -141,19 +142,17 @@ final class ChooserWindow {
         gtk_widget_set_visible(openurld_widget(problem), 0)
         append(body, problem)
 
-        if let remember = request.remember {
-            // Peer text in a mnemonic label: each "_" doubled, or `my_site` would show as "mysite".
-            let host = raw(gtk_check_button_new_with_mnemonic("_Remember for " + mnemonicEscaped(remember.host)))
-            name(host, "Remember for " + remember.host)  // not "_Remember for …"
+        if request.remember != nil {
+            // Labels are set by `describe`, for the host being edited.
+            let host = raw(gtk_check_button_new_with_mnemonic(""))
             append(body, host)
             rememberHost = host
-            if let domain = remember.domain {
-                let whole = raw(gtk_check_button_new_with_label("Remember for all of " + domain))
-                gtk_check_button_set_group(openurld_check_button(whole), nil)
-                append(body, whole)
-                rememberDomain = whole
-            }
+            let whole = raw(gtk_check_button_new_with_label(""))
+            gtk_check_button_set_group(openurld_check_button(whole), nil)
+            append(body, whole)
+            rememberDomain = whole
         }
+        describe()
 
         let buttons = box(GTK_ORIENTATION_HORIZONTAL, spacing: 8)
         gtk_widget_set_halign(openurld_widget(buttons), GTK_ALIGN_END)
@@ -206,6 +205,68 @@ final class ChooserWindow {
         Self.sayWhatWaits()
     }
 
+    /// Shows the address as it stands in the field: the host in bold (as the
+    /// display policy shows it), its warnings, and what Remember is for, so
+    /// that what the window says is about the link that will open. An
+    /// address that cannot be opened is shown plain, and says so.
+    private func describe() {
+        let text = currentText
+        let url = try? ValidatedURL(text)
+        var lines: [String] = []
+        if let url {
+            let presentation = LinkPresentation(url, linkText: request.linkText)
+            // Broken anywhere without a hyphen Pango would add: it is not in the URL.
+            gtk_label_set_markup(openurld_label(address), Self.unhyphenated(markupEscaped(presentation.beforeHost)
+                + "<b>" + markupEscaped(presentation.host) + "</b>" + markupEscaped(presentation.afterHost)))
+            lines = presentation.warnings.map(\.message)
+            gtk_widget_set_visible(openurld_widget(problem), 0)
+        } else {
+            gtk_label_set_markup(openurld_label(address), Self.unhyphenated(markupEscaped(text)))
+        }
+        gtk_widget_set_tooltip_text(openurld_widget(address), text)
+        name(address, "Link: " + text)
+        while let child = gtk_widget_get_first_child(openurld_widget(warnings)) {
+            gtk_box_remove(openurld_box(warnings), child)
+        }
+        for message in lines {
+            let line = label("", wrap: true, classes: ["warning"])
+            gtk_label_set_markup(openurld_label(line), Self.unhyphenated(markupEscaped("⚠ " + message)))
+            name(line, "Warning: " + message)
+            append(warnings, line)
+        }
+        gtk_widget_set_visible(openurld_widget(warnings), lines.isEmpty ? 0 : 1)
+        describeRemember(for: url)
+    }
+
+    /// Remember's boxes name the host (and domain) of `url`, as shown; an
+    /// address with no host to remember hides them.
+    private func describeRemember(for url: ValidatedURL?) {
+        guard let host = rememberHost, let whole = rememberDomain else { return }
+        let targets = url.flatMap { url in url == request.url ? request.remember : ChooserWindow.scopes.targets(for: url) }
+        rememberTargets = targets
+        gtk_widget_set_visible(openurld_widget(host), targets == nil ? 0 : 1)
+        gtk_widget_set_visible(openurld_widget(whole), targets?.domain == nil ? 0 : 1)
+        guard let targets else {
+            for box in [host, whole] { gtk_check_button_set_active(openurld_check_button(box), 0) }
+            return
+        }
+        let shownHost = HostDisplay(targets.host).shown
+        // Peer text in a mnemonic label: each "_" doubled, or `my_site` would show as "mysite".
+        gtk_check_button_set_label(openurld_check_button(host), "_Remember for " + mnemonicEscaped(shownHost))
+        gtk_check_button_set_use_underline(openurld_check_button(host), 1)
+        name(host, "Remember for " + shownHost)  // not "_Remember for …"
+        if let domain = targets.domain {
+            let shownDomain = HostDisplay(domain).shown
+            gtk_check_button_set_label(openurld_check_button(whole), "Remember for all of " + shownDomain)
+            name(whole, "Remember for all of " + shownDomain)
+        } else if gtk_check_button_get_active(openurld_check_button(whole)) != 0 {
+            gtk_check_button_set_active(openurld_check_button(whole), 0)
+        }
+    }
+
+    /// The registrable domains of edited addresses (the Public Suffix List, read once).
+    nonisolated(unsafe) private static let scopes = RememberScopes()
+
     /// Markup whose line breaks add no hyphen (Pango would add one inside a word).
     static func unhyphenated(_ markup: String) -> String {
         "<span insert_hyphens=\"false\">" + markup + "</span>"
@@ -252,6 +313,11 @@ final class ChooserWindow {
         let editing = focus.map { raw($0) == entry || gtk_widget_is_ancestor($0, openurld_widget(entry)) != 0 } ?? false
         let inList = focus.map { gtk_widget_is_ancestor($0, openurld_widget(list)) != 0 } ?? false
         switch keyval {
+        case UInt32(GDK_KEY_Escape) where editing && currentText != request.url.text:
+            // Esc undoes the edit first (the browsers' address bar does); a second Esc cancels.
+            gtk_editable_set_text(openurld_editable(entry), request.url.text)
+            gtk_editable_set_position(openurld_editable(entry), -1)
+            return true
         case UInt32(GDK_KEY_Escape):
             finish(.cancelled)
             return true
@@ -297,7 +363,9 @@ final class ChooserWindow {
             return
         }
         let candidate = request.candidates[index]
-        let scope: RememberScope = if let domain = rememberDomain, gtk_check_button_get_active(openurld_check_button(domain)) != 0 {
+        let scope: RememberScope = if rememberTargets == nil {
+            .none
+        } else if let domain = rememberDomain, gtk_check_button_get_active(openurld_check_button(domain)) != 0 {
             .domain
         } else if let host = rememberHost, gtk_check_button_get_active(openurld_check_button(host)) != 0 {
             .host

@@ -51,7 +51,10 @@ struct AskingTests {
         let router = Router<Never>(
             rules: RuleSet(RuleParser.parse(rules, path: "t.rules").rules), fallback: desk, deadline: .seconds(20),
             chooser: person, chooserDeadline: .seconds(120),
-            rememberable: { _ in RememberTargets(host: "docs.example.com", domain: "example.com") })
+            rememberable: { url in
+                let host = url.host?.description ?? ""
+                return RememberTargets(host: host, domain: String(host.split(separator: ".").suffix(2).joined(separator: ".")))
+            })
         let route = await router.open(try ValidatedURL(url), caller: ":1.5", callerAppID: "org.chat", activationToken: "old",
                                       asking: .init(first: first, linkText: "example.com"))
         return (route, desk, person)
@@ -98,6 +101,16 @@ struct AskingTests {
         let chosen = try await route(.target(.application("a.desktop"), url: try ValidatedURL("https://docs.example.com/x"), activationToken: nil, remember: .domain))
         #expect(chosen.0.remembered == RememberedChoice(target: .application("a.desktop"), scheme: "https", host: "example.com",
                                                         includesSubdomains: true, priority: -9))
+    }
+
+    /// An address edited to another host is remembered for the host that
+    /// opened, as the window said, never the one first asked about.
+    @Test func anEditedAddressIsRememberedForItsOwnHost() async throws {
+        let edited = try ValidatedURL("https://wiki.other.example/page")
+        let host = try await route(.target(.application("a.desktop"), url: edited, activationToken: nil, remember: .host))
+        #expect(host.0.remembered?.host == "wiki.other.example" && host.0.remembered?.includesSubdomains == false)
+        let domain = try await route(.target(.application("a.desktop"), url: edited, activationToken: nil, remember: .domain))
+        #expect(domain.0.remembered?.host == "other.example" && domain.0.remembered?.includesSubdomains == true)
     }
 
     @Test func askParsesTargetsAndRefusesOthers() {
