@@ -13,38 +13,79 @@ import XDG
 ///
 /// One menu is shown at a time; further requests wait their turn.
 public final class DmenuChooser: Sendable {
-    /// The menu program and its arguments; `%h` in an argument becomes the
-    /// URL's host (escaped for display), e.g. `--prompt 'Open %h with: '`.
+    /// The menu program and its arguments. In an argument, `%h` becomes the
+    /// URL's host, `%u` the URL shortened to fit a prompt, and `%w` its
+    /// warnings ("⚠ not encrypted · NOT apple.com: ", or nothing), each as
+    /// the window shows it (the display policy, escaped for display); e.g.
+    /// `--prompt '%wOpen %u with: '`.
     public let command: [String]
     let environment: [String: String]
     private let turn = Mutex<[CheckedContinuation<Void, Never>]?>(nil)
 
-    /// The line that means "use the default application".
+    /// The line that means "use the default application" (followed by the
+    /// default's name in parentheses, when it is known).
     public static let useDefaultLine = "Use the default application"
+
+    /// How long `%u` may be: a prompt shares its line with what is typed.
+    public static let shortenedURLLength = 60
 
     public init(command: [String], environment: [String: String]) {
         self.command = command
         self.environment = environment
     }
 
-    /// The lines offered for a request, in order: each target's name and,
-    /// after a tab, its written form (menus show it; the form is how the
-    /// answer is read back), then the default.
-    public static func lines(for request: ChoiceRequest) -> [String] {
-        request.candidates.map { displayable($0.name) + "\t" + displayable($0.target.description) } + [useDefaultLine]
+    /// A target's line: its name and, in brackets, its written form
+    /// (`firefox (work)  [firefox.desktop@work]`). Printable text only: every
+    /// menu draws it as it is (dmenu drew a tab as a box), and `displayable`
+    /// has escaped any control or bidi character a name carried.
+    public static func line(for candidate: ChooserCandidate) -> String {
+        displayable(candidate.name) + "  [" + displayable(candidate.target.description) + "]"
     }
 
-    /// What a printed line means: the target whose line it is (matched on
-    /// the written form after the last tab, so menus that print only the
-    /// selected text work), the default, or (anything else) cancel.
+    /// The default's line, naming it when the daemon said which it is.
+    public static func defaultLine(for request: ChoiceRequest) -> String {
+        useDefaultLine + (request.defaultApplication.map { " (" + displayable($0.name) + ")" } ?? "")
+    }
+
+    /// The lines offered for a request, in order: each target's, then the default's.
+    public static func lines(for request: ChoiceRequest) -> [String] {
+        request.candidates.map(line(for:)) + [defaultLine(for: request)]
+    }
+
+    /// What a printed line means: the target whose line it is exactly (or,
+    /// for menus that print only what was typed, whose name it is), the
+    /// default, or (anything else) cancel.
     public static func reply(to printed: String, for request: ChoiceRequest) -> DispatcherAPI.ChooserReply {
         let line = printed.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        if line == useDefaultLine { return .useDefault }
-        let written = line.split(separator: "\t").last.map(String.init) ?? ""
-        guard let candidate = request.candidates.first(where: { displayable($0.target.description) == written || $0.name == line }) else {
+        if line == defaultLine(for: request) || line == useDefaultLine { return .useDefault }
+        guard let candidate = request.candidates.first(where: { Self.line(for: $0) == line })
+            ?? request.candidates.first(where: { $0.name == line }) else {
             return .cancelled
         }
         return .chosen(candidate.target, url: request.url.text, activationToken: nil, remember: .none)
+    }
+
+    /// An argument with `%h`, `%u` and `%w` filled in for `request`.
+    public static func argument(_ template: String, for request: ChoiceRequest) -> String {
+        guard template.contains("%") else { return template }
+        let presentation = LinkPresentation(request.url, linkText: request.linkText)
+        let warnings = presentation.warnings.isEmpty ? "" : "⚠ " + presentation.warnings.map(\.brief).joined(separator: " · ") + ": "
+        var filled = ""
+        var rest = template[...]
+        // One pass, so that a host containing "%u" is not filled in again.
+        while let percent = rest.firstIndex(of: "%") {
+            filled += rest[..<percent]
+            let code = rest.index(after: percent)
+            guard code < rest.endIndex else { filled += "%"; rest = rest[code...]; break }
+            switch rest[code] {
+            case "h": filled += displayable(presentation.host)
+            case "u": filled += displayable(presentation.shortened(to: shortenedURLLength))
+            case "w": filled += displayable(warnings)
+            default: filled += rest[percent...code]
+            }
+            rest = rest[rest.index(after: code)...]
+        }
+        return filled + rest
     }
 
     /// Shows the menu for `request` once every earlier menu has closed,
@@ -69,8 +110,7 @@ public final class DmenuChooser: Sendable {
         guard let program = command.first, let path = findExecutable(program, path: environment["PATH"]) else {
             return .cancelled
         }
-        let host = request.url.host.map { displayable($0.description) } ?? ""
-        let arguments = [program] + command.dropFirst().map { $0.replacing("%h", with: host) }
+        let arguments = [program] + command.dropFirst().map { Self.argument($0, for: request) }
         let input = Array((Self.lines(for: request).joined(separator: "\n") + "\n").utf8)
         guard let run = try? await runCapturingOutput(
             path, arguments: arguments, environment: environment.map { $0.key + "=" + $0.value }, input: input,

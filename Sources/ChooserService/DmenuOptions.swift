@@ -7,11 +7,11 @@ public struct DmenuOptions: Sendable, Equatable {
 
     /// Menus tried in order when no command is given.
     public static let knownMenus: [[String]] = [
-        ["fuzzel", "--dmenu", "--prompt", "Open %h with: "],
-        ["wofi", "--dmenu", "--prompt", "Open %h with"],
-        ["rofi", "-dmenu", "-p", "Open %h with"],
-        ["bemenu", "-p", "Open %h with"],
-        ["dmenu", "-p", "Open %h with"],
+        ["fuzzel", "--dmenu", "--prompt", "%wOpen %u with: "],
+        ["wofi", "--dmenu", "--prompt", "%wOpen %u with"],
+        ["rofi", "-dmenu", "-p", "%wOpen %u with"],
+        ["bemenu", "-p", "%wOpen %u with"],
+        ["dmenu", "-p", "%wOpen %u with"],
     ]
 
     public enum Action: Sendable, Equatable {
@@ -53,13 +53,19 @@ public struct DmenuOptions: Sendable, Equatable {
         Serve org.openurld.Chooser1 with a dmenu-style menu, for keyboard-driven
         desktops (sway, Hyprland, i3, river). When openurld asks where a link
         should go, the targets are written to MENU's standard input, one per
-        line, followed by "Use the default application"; the line MENU prints
-        is the choice. Printing nothing, or exiting with an error (Esc in every
-        such menu), cancels: the link is not opened.
+        line ("firefox (work)  [firefox.desktop@work]"), followed by "Use the
+        default application (NAME)"; the line MENU prints is the choice.
+        Printing nothing, or exiting with an error (Esc in every such menu),
+        cancels: the link is not opened. A menu still open when openurld stops
+        waiting is closed, and the link is not opened.
 
-        In MENU's arguments %h stands for the link's host.
+        In MENU's arguments %h stands for the link's host, %u for the link
+        shortened to 60 characters (its host whole), and %w for its warnings
+        ("⚠ not encrypted · NOT apple.com: "), empty when there are none;
+        hosts are shown as the GTK chooser shows them (a look-alike in ASCII).
         Without MENU, the first of fuzzel, wofi, rofi, bemenu and dmenu found on
-        PATH is used, with its own dmenu option and a prompt naming the host.
+        PATH is used, with its own dmenu option and the prompt
+        '%wOpen %u with'.
 
         Options:
           --address ADDRESS  serve on the bus at ADDRESS instead of the session bus
@@ -68,8 +74,8 @@ public struct DmenuOptions: Sendable, Equatable {
           -h, --help         print this help and exit
 
         Examples:
-          openurld-chooser-dmenu -- fuzzel --dmenu --prompt 'Open %h with: '
-          openurld-chooser-dmenu -- rofi -dmenu -i -p 'Open %h'
+          openurld-chooser-dmenu -- fuzzel --dmenu --prompt '%wOpen %u with: '
+          openurld-chooser-dmenu -- rofi -dmenu -i -p '%wOpen %h'
 
         To make it the chooser, run it from the compositor's startup (it then owns
         the name before anything asks), or override the activation file

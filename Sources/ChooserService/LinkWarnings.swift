@@ -49,6 +49,19 @@ public struct LinkPresentation: Sendable, Equatable {
     }
 }
 
+extension LinkPresentation {
+    /// The link in about `limit` characters, for a menu's prompt: what is
+    /// before the host and the host whole (the part that says where it goes),
+    /// the rest cut in the middle with "…".
+    public func shortened(to limit: Int) -> String {
+        let head = beforeHost + host
+        guard head.count + afterHost.count > limit else { return head + afterHost }
+        let room = max(limit - head.count - 1, 12)
+        let front = afterHost.prefix(room * 2 / 3)
+        return head + front + "…" + afterHost.suffix(room - front.count)
+    }
+}
+
 /// A reason to look twice at a link before opening it.
 public enum LinkWarning: Sendable, Equatable {
     /// `http:`: anyone on the network can read and change the page.
@@ -76,6 +89,19 @@ public enum LinkWarning: Sendable, Equatable {
         case .mixedScripts: "The host mixes letters of different alphabets, as look-alike addresses do; it is shown in ASCII."
         case .unusualCharacters: "The host has characters browsers do not show in addresses; it is shown in ASCII."
         case .textDiffers(let shown, let host): "The link's text shows \(shown), but it goes to \(host)."
+        }
+    }
+
+    /// The warning in a few words, for a menu's one-line prompt.
+    public var brief: String {
+        switch self {
+        case .notEncrypted: "not encrypted"
+        case .userInfo(_, let host): "goes to \(host)"
+        case .internationalHost(let ascii): "international name (\(ascii))"
+        case .lookAlike(let readsAs, _): "NOT \(readsAs)"
+        case .mixedScripts: "mixed alphabets"
+        case .unusualCharacters: "unusual characters"
+        case .textDiffers(let shown, let host): "text says \(shown), goes to \(host)"
         }
     }
 

@@ -70,6 +70,10 @@ extension DispatcherAPI {
             if let rule = choice.rule { options["rule"] = Variant(rule) }
             if let linkText = choice.linkText { options["link-text"] = Variant(linkText) }
             if choice.omitted > 0 { options["omitted-targets"] = Variant(UInt32(clamping: choice.omitted)) }
+            if let application = choice.defaultApplication {
+                options["default-target"] = Variant(application.target.description)
+                options["default-name"] = Variant(application.name)
+            }
             options["remember"] = Variant(choice.remember != nil)
             if let timeout { options["timeout"] = Variant(UInt32(clamping: timeout.components.seconds)) }
             if let deadline { options["deadline"] = Variant(deadline) }
@@ -104,6 +108,12 @@ extension DispatcherAPI {
                 remember: mayRemember ? host.map { RememberTargets(host: $0, domain: options["remember-domain"]?.get(String.self)) } : nil,
                 linkText: options["link-text"]?.get(String.self))
             choice.omitted = options["omitted-targets"]?.get(UInt32.self).map(Int.init) ?? 0
+            if let written = options["default-target"]?.get(String.self) {
+                guard let target = Target(written) else { throw .invalidArgs("default-target is not a target (ID, ID:ACTION or ID@PROFILE)") }
+                choice.defaultApplication = ChooserCandidate(
+                    target: target, name: options["default-name"]?.get(String.self) ?? written,
+                    icon: candidates.first { $0.target == target }?.icon ?? "")
+            }
             timeout = options["timeout"]?.get(UInt32.self).map { .seconds(Int64($0)) }
             deadline = options["deadline"]?.get(UInt64.self)
         }

@@ -55,6 +55,10 @@ public struct ChoiceRequest: Sendable, Equatable {
     public var linkText: String?
     /// How many targets were left out, past `maximumCandidates`.
     public var omitted = 0
+    /// The application "use the default" ends at when nothing further out
+    /// decides: the desktop's default for the URL (or the one behind the
+    /// dispatcher), with its name; `nil` when there is none.
+    public var defaultApplication: ChooserCandidate?
 
     /// The most targets one question offers (what `Chooser1` takes); more
     /// are left out, the last first, so the best (the default) stay.

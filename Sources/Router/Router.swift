@@ -108,10 +108,16 @@ public struct Router<Endpoint: Sendable>: Sendable {
 
         /// Asks the person, then opens what they chose; the answer as a step of the walk.
         func choose(_ current: ValidatedURL, offering targets: [Target], rule: Rule?) async -> HandlerAnswer {
-            let request = ChoiceRequest(
+            var request = ChoiceRequest(
                 url: current, candidates: fallback.candidates(for: current, offering: targets), activationToken: token,
                 callerAppID: callerAppID, rule: rule?.name, remember: rememberable(current), linkText: asking.linkText)
             guard !request.candidates.isEmpty else { return .failed("nothing to offer the chooser for \(current.scheme): URLs") }
+            // Named, so that "Use Default" can say where it goes.
+            request.defaultApplication = fallback.application(for: current).map { id in
+                let target = Target.application(id)
+                return (request.candidates + fallback.candidates(for: current, offering: [target])).first { $0.target == target }
+                    ?? ChooserCandidate(target: target, name: id, icon: "")
+            }
             // The person's time is not the handlers' time: the walk's deadline restarts now.
             end = clock.now + chooserDeadline
             asking.onAsk?()

@@ -106,13 +106,20 @@ final class ChooserWindow {
             let icon = image(for: candidate.icon)
             gtk_image_set_pixel_size(OpaquePointer(icon), 32)
             adw_action_row_add_prefix(openurld_action_row(row), icon)
+            let isDefault = candidate.target == request.defaultApplication?.target
+            if isDefault {
+                let mark = label("Default", classes: ["dim-label", "caption"])
+                gtk_widget_set_valign(openurld_widget(mark), GTK_ALIGN_CENTER)
+                adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(mark))
+            }
             if index < 9 {
                 let key = label("\(index + 1)", classes: ["dim-label"])
                 adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(key))
             }
             gtk_list_box_row_set_activatable(openurld_list_box_row(row), 1)
-            // The row's title is its accessible name; the key is said after it.
-            if index < 9 { openurld_accessible_description(row, "key \(index + 1)") }
+            // The row's title is its accessible name; the default and the key are said after it.
+            let said = (isDefault ? ["the default"] : []) + (index < 9 ? ["key \(index + 1)"] : [])
+            if !said.isEmpty { openurld_accessible_description(row, said.joined(separator: ", ")) }
             gtk_list_box_append(openurld_list_box(list), openurld_widget(row))
             rows.append(row)
         }
@@ -160,9 +167,14 @@ final class ChooserWindow {
         let cancel = button("_Cancel")
         openurld_accessible_description(cancel, "Do not open the link")
         connect(cancel, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.cancelled) }
-        let useDefault = button("Use _Default")
+        // Named for where it goes: the default application, when there is one.
+        let useDefault = button(request.defaultApplication.map { "Use _Default (" + mnemonicEscaped($0.name) + ")" } ?? "Use _Default")
+        if let text = gtk_button_get_child(openurld_button(useDefault)) {
+            gtk_label_set_ellipsize(openurld_label(raw(text)), PANGO_ELLIPSIZE_MIDDLE)
+            gtk_label_set_max_width_chars(openurld_label(raw(text)), 28)
+        }
         self.useDefault = useDefault
-        openurld_accessible_description(useDefault, Self.useDefaultDescription)
+        openurld_accessible_description(useDefault, useDefaultDescription)
         connect(useDefault, "clicked", self) { _, data in target(data, as: ChooserWindow.self).finish(.useDefault) }
         // "Remember" remembers a target: with it ticked, Use Default would
         // remember nothing and say nothing, so it is off, and says why.
@@ -289,7 +301,10 @@ final class ChooserWindow {
         return max(170, height - others - 24)
     }
 
-    static let useDefaultDescription = "Open the link as if nobody had asked"
+    /// What Use Default does, with where it goes.
+    private var useDefaultDescription: String {
+        "Open the link as if nobody had asked" + (request.defaultApplication.map { ": with " + $0.name + ", the default" } ?? "")
+    }
     static let useDefaultWhileRemembering = "Remember keeps a target for this host; untick it to use the default"
 
     /// Use Default is off while a Remember box is ticked.
@@ -298,7 +313,7 @@ final class ChooserWindow {
             .contains { gtk_check_button_get_active(openurld_check_button($0)) != 0 }
         gtk_widget_set_sensitive(openurld_widget(useDefault), remembering ? 0 : 1)
         gtk_widget_set_tooltip_text(openurld_widget(useDefault), remembering ? Self.useDefaultWhileRemembering : nil)
-        openurld_accessible_description(useDefault, remembering ? Self.useDefaultWhileRemembering : Self.useDefaultDescription)
+        openurld_accessible_description(useDefault, remembering ? Self.useDefaultWhileRemembering : useDefaultDescription)
     }
 
     private var selectedIndex: Int {

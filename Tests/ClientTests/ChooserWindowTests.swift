@@ -348,11 +348,11 @@ import TestSupport
             _ = try await desk.window()
             try await desk.press("alt+r")
             let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
-            let said = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "push button", "Use Default"], environment: desk.environment)
+            let said = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "push button", "Use Default (browser)"], environment: desk.environment)
             #expect(said.status == 0, "\(said.stderr)")
             let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
             #expect(dump.stdout.contains("Remember keeps a target for this host; untick it to use the default"), "Use Default does not say why it is off: \(dump.stderr)")
-            _ = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Use Default"], environment: desk.environment)
+            _ = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Use Default (browser)"], environment: desk.environment)
             try await desk.press("Escape")
             #expect(try await opened.status == 1, "Use Default went ahead with Remember ticked")
             #expect(desk.tree.recorded().isEmpty)
@@ -411,7 +411,12 @@ import TestSupport
 
     /// A host is shown as it is: no `_` of `my_site` taken for a mnemonic.
     @Test func noLabelMadeOfPeerTextIsReadForMnemonics() async throws {
-        try await withDesk(accessibility: true) { desk in
+        // The default's name, on Use Default, is an application's text too.
+        try await withDesk(accessibility: true, setUp: { tree in
+            let path = tree.root + "/data/applications/browser.desktop"
+            let entry = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "Name=browser\n", with: "Name=<b>My_Browser</b>\n")
+            try tree.write("data/applications/browser.desktop", entry)
+        }) { desk in
             async let opened = desk.openurl(["https://my_site.example.com/a_b"])
             let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
             let appeared = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "frame", "Open Link"], environment: desk.environment)
@@ -422,6 +427,7 @@ import TestSupport
             // The check box's label, as drawn (its accessible name is set apart from it).
             #expect(nodes.contains { $0.role == "label" && $0.name == "Remember for my_site.example.com" }, "\(nodes.filter { $0.role == "label" }.map(\.name))")
             #expect(!nodes.contains { $0.name.contains("mysite") })
+            #expect(nodes.contains { $0.role == "push button" && $0.name == "Use Default (<b>My_Browser</b>)" }, "\(nodes.filter { $0.role == "push button" }.map(\.name))")
             let cancel = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Cancel"], environment: desk.environment)
             #expect(cancel.status == 0, "\(cancel.stderr)")
             #expect(try await opened.status == 1)
@@ -487,7 +493,7 @@ import TestSupport
             let named = Set(nodes.map { "\($0.role): \($0.name)" })
             for expected in ["frame: Open Link", "label: Link: https://docs.example.com/", "list: Open with", "text: Link address",
                              "list item: firefox (work)", "check box: Remember for docs.example.com",
-                             "check box: Remember for all of example.com", "push button: Cancel", "push button: Use Default", "push button: Open"] {
+                             "check box: Remember for all of example.com", "push button: Cancel", "push button: Use Default (browser)", "push button: Open"] {
                 #expect(named.contains(expected), "\(expected) is not in \(named.sorted())")
             }
             for control in nodes where ["push button", "check box", "list item", "text", "list"].contains(control.role) {
@@ -496,6 +502,11 @@ import TestSupport
             // The targets the Ask= rule offers, in order: the default, the others, their actions and profiles.
             #expect(nodes.filter { $0.role == "list item" }.map(\.name) == ["browser", "firefox", "firefox: New Private Window", "firefox (work)"])
             #expect(nodes.contains { $0.role == "list item" && $0.name == "firefox (work)" && $0.description == "key 4" })
+            // Use Default says where it goes, and the default is marked among the targets.
+            #expect(nodes.contains { $0.role == "list item" && $0.name == "browser" && $0.description == "the default, key 1" })
+            #expect(nodes.contains { $0.role == "push button" && $0.name == "Use Default (browser)"
+                && $0.description == "Open the link as if nobody had asked: with browser, the default" })
+            #expect(nodes.contains { $0.role == "label" && $0.name == "Default" })
             // Cancel, pressed through AT-SPI: the caller is told the link was not opened.
             let cancel = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do", "push button", "Cancel"], environment: desk.environment)
             #expect(cancel.status == 0, "\(cancel.stderr)")

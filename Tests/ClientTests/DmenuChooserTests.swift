@@ -57,15 +57,17 @@ import TestSupport
             #expect(opened.stderr.contains("handled (via openurld)"), "\(opened.stderr)")
             let offered = try String(contentsOfFile: tree.records + "/menu-input", encoding: .utf8)
             #expect(offered == """
-                browser\tbrowser.desktop
-                firefox\tfirefox.desktop
-                firefox: New Private Window\tfirefox.desktop:new-private-window
-                firefox (Work Stuff)\tfirefox.desktop@Work Stuff
-                Use the default application
+                browser  [browser.desktop]
+                firefox  [firefox.desktop]
+                firefox: New Private Window  [firefox.desktop:new-private-window]
+                firefox (Work Stuff)  [firefox.desktop@Work Stuff]
+                Use the default application (browser)
 
                 """)
             let prompt = try String(contentsOfFile: tree.records + "/menu-arguments", encoding: .utf8)
             #expect(prompt == "--prompt\nOpen example.com with\n")
+            // Printable text only: every menu draws it as it is (real dmenu drew a tab as a box).
+            #expect(!offered.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
             let records = try await tree.waitForRecords(1)
             #expect(records.map { [$0.app] + $0.arguments } == [["firefox-private", "--private-window", "https://example.com/a%20b"]])
         }
@@ -97,7 +99,7 @@ import TestSupport
             #expect(opened.status == 0, "\(opened.stderr)")
             let offered = try String(contentsOfFile: tree.records + "/menu-input", encoding: .utf8).split(separator: "\n")
             #expect(offered.count == 256 + 1, "256 targets and the default line")
-            #expect(offered.first == "browser\tbrowser.desktop", "the default stays first")
+            #expect(offered.first == "browser  [browser.desktop]", "the default stays first")
         }
         let request = ChoiceRequest(
             url: try ValidatedURL("https://many.example/"),
@@ -165,6 +167,43 @@ import TestSupport
             #expect(status == 0, "exit status \(String(describing: status))")
             #expect(try String(contentsOfFile: log, encoding: .utf8).contains("<6>openurld-chooser-dmenu: received SIGTERM; exiting"))
         }
+    }
+
+    /// The prompt says what the window says, as far as one line can: the
+    /// link shortened with its host whole, its warnings in brief, hosts
+    /// through the same display policy.
+    @Test(arguments: [
+        ("https://example.com/a", "Open https://example.com/a with"),
+        ("http://example.com/", "⚠ not encrypted: Open http://example.com/ with"),
+        ("https://аррӏе.com/login", "⚠ NOT apple.com: Open https://xn--80ak6aa92e.com/login with"),
+        ("https://bank.example@evil.example/", "⚠ goes to evil.example: Open https://bank.example@evil.example/ with"),
+        ("https://example.com/" + String(repeating: "a", count: 200) + "z",
+         "Open https://example.com/" + String(repeating: "a", count: 25) + "…" + String(repeating: "a", count: 13) + "z with"),
+        ("https://example.com/%u%h%w%", "Open https://example.com/%u%h%w% with"),
+    ])
+    func thePromptShowsTheLinkAndItsWarnings(url: String, prompt: String) throws {
+        let request = ChoiceRequest(url: try ValidatedURL(url), candidates: [ChooserCandidate(target: .application("a.desktop"), name: "A", icon: "")])
+        #expect(DmenuChooser.argument("%wOpen %u with", for: request) == prompt)
+        #expect(DmenuChooser.argument("100%", for: request) == "100%")
+    }
+
+    /// The printed line is matched exactly, so a name that looks like another
+    /// target's line still chooses its own target.
+    @Test func aPrintedLineChoosesExactlyItsTarget() throws {
+        var request = ChoiceRequest(url: try ValidatedURL("https://x.example/"), candidates: [
+            ChooserCandidate(target: .application("a.desktop"), name: "B  [b.desktop]", icon: ""),
+            ChooserCandidate(target: .application("b.desktop"), name: "B", icon: ""),
+        ])
+        request.defaultApplication = request.candidates[1]
+        let lines = DmenuChooser.lines(for: request)
+        #expect(lines == ["B  [b.desktop]  [a.desktop]", "B  [b.desktop]", "Use the default application (B)"])
+        for (line, target) in zip(lines, ["a.desktop", "b.desktop"]) {
+            #expect(DmenuChooser.reply(to: line + "\n", for: request) == .chosen(.application(target), url: "https://x.example/", activationToken: nil, remember: .none))
+        }
+        #expect(DmenuChooser.reply(to: lines[2], for: request) == .useDefault)
+        #expect(DmenuChooser.reply(to: "B", for: request) == .chosen(.application("b.desktop"), url: "https://x.example/", activationToken: nil, remember: .none),
+                "a menu that prints only what was typed")
+        #expect(DmenuChooser.reply(to: "nothing offered", for: request) == .cancelled)
     }
 
     /// Menus are shown one at a time; a request whose time ran out while an
