@@ -18,6 +18,8 @@ final class PreferencesWindow {
     private var keepAlive: PreferencesWindow?
     /// The hosts behind each Forget button.
     private var forgetButtons: [(button: Object, host: String)] = []
+    /// The row saying nothing is remembered, when that is so.
+    private var rememberedPlaceholder: Object?
     /// The application behind each "Links no rule decides open in" Use button.
     private var browserButtons: [(button: Object, id: String)] = []
 
@@ -201,7 +203,10 @@ final class PreferencesWindow {
         let file = RememberedChoiceFile(base: base)
         let group = group("Remembered Choices", description: "Kept as rules in " + file.path)
         let remembered = file.rules().rules.filter { $0.name.hasPrefix(RememberedChoices.namePrefix) }
-        if remembered.isEmpty { _ = row("Nothing remembered yet", "Tick “Remember” in the chooser to add one", in: group) }
+        rememberedPlaceholder = nil
+        if remembered.isEmpty {
+            rememberedPlaceholder = row("Nothing remembered yet", "Tick “Remember” in the chooser to add one", in: group)
+        }
         for rule in remembered {
             let host = String(rule.name.dropFirst(RememberedChoices.namePrefix.count))
             let opened = if case .open(let id)? = rule.action { id } else { rule.effectDescription }
@@ -214,12 +219,24 @@ final class PreferencesWindow {
                 let preferences = target(data, as: PreferencesWindow.self)
                 guard let host = preferences.forgetButtons.first(where: { $0.button == button })?.host else { return }
                 let bare = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
+                let index = preferences.forgetButtons.firstIndex { $0.button == button } ?? 0
                 _ = try? RememberedChoiceFile(base: preferences.base).forget(bare)
                 preferences.refresh()
+                preferences.focusRemembered(near: index)
             }
             adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(forget))
         }
         return group
+    }
+
+    /// After a Forget, the page is built anew: the keyboard focus stays in
+    /// the list, on the Forget now at `index` (or the last), not at the top.
+    private func focusRemembered(near index: Int) {
+        if let next = forgetButtons.isEmpty ? nil : forgetButtons[min(index, forgetButtons.count - 1)].button {
+            gtk_widget_grab_focus(openurld_widget(next))
+        } else if let placeholder = rememberedPlaceholder {
+            gtk_widget_grab_focus(openurld_widget(placeholder))
+        }
     }
 
     private func rulesGroup() -> Object {

@@ -281,6 +281,42 @@ import TestSupport
         }
     }
 
+    /// Forget rebuilds the list; the keyboard focus stays in it, on the next
+    /// Forget (before, it jumped to the top of the window), and on the
+    /// placeholder once the list is empty.
+    @Test func forgetKeepsTheFocusInTheList() async throws {
+        try await withDesk(accessibility: true) { desk in
+            try desk.tree.write("config/openurld/rules.d/remembered.rules", ["a.example", "b.example"].map {
+                "[Rule remembered \($0)]\nSchemes=http;https;\nHosts=\($0);\nOpen=firefox.desktop\nPriority=-999\n"
+            }.joined(separator: "\n"))
+            let pid = try spawn(Binaries.chooser, arguments: ["openurld-chooser"], environment: desk.environment.map { "\($0.key)=\($0.value)" })
+            defer { Binaries.stop(pid) }
+            _ = try await desk.window(named: "^Link Chooser$")
+            let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+            struct Node: Decodable { let role: String; let name: String; let description: String; let focused: Bool }
+            /// The focused node, once it is the one wanted (AT-SPI hears of focus changes a moment later).
+            func focused(_ wanted: (Node) -> Bool) async throws -> Node? {
+                var last: Node?
+                for _ in 0..<40 {
+                    let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+                    last = try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8)).first(where: \.focused)
+                    if let last, wanted(last) { return last }
+                }
+                return last
+            }
+            let forgetA = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do-described", "push button", "Forget the choice for a.example"],
+                                        environment: desk.environment)
+            #expect(forgetA.status == 0, "\(forgetA.stderr)")
+            let next = try await focused { $0.description == "Forget the choice for b.example" }
+            #expect(next?.description == "Forget the choice for b.example", "focus is on \(String(describing: next))")
+            let forgetB = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "do-described", "push button", "Forget the choice for b.example"],
+                                        environment: desk.environment)
+            #expect(forgetB.status == 0, "\(forgetB.stderr)")
+            let placeholder = try await focused { $0.name.contains("Nothing remembered yet") }
+            #expect(placeholder?.name.contains("Nothing remembered yet") == true, "focus is on \(String(describing: placeholder))")
+        }
+    }
+
     /// Esc and Ctrl+W close the preferences window, as they close a dialog.
     @Test(arguments: ["Escape", "ctrl+w"])
     func aKeyClosesThePreferencesWindow(key: String) async throws {

@@ -5,7 +5,7 @@ of the chooser can be found by name, and used without a pointer or keys.
 
     atspi.py APP tree            print every node as JSON: role, name, description, actions,
                                  and whether it is visible (not hidden: what a screen reader
-                                 reads; GTK 4 marks only windows "showing")
+                                 reads; GTK 4 marks only windows "showing") and focused
     atspi.py APP wait ROLE NAME  return once a node with that role and name exists (at most 20 s)
     atspi.py APP do ROLE NAME    perform the first action of the node with that role and name
     atspi.py APP do-described ROLE DESCRIPTION
@@ -44,7 +44,8 @@ def actions(node):
 app = application(sys.argv[1])
 if sys.argv[2] == "tree":
     print(json.dumps([{"role": n.getRoleName(), "name": n.name, "description": n.description, "actions": actions(n),
-                       "visible": n.getState().contains(pyatspi.STATE_VISIBLE)}
+                       "visible": n.getState().contains(pyatspi.STATE_VISIBLE),
+                       "focused": n.getState().contains(pyatspi.STATE_FOCUSED)}
                       for n in nodes(app)]))
 elif sys.argv[2] == "wait":
     role, name = sys.argv[3], sys.argv[4]
