@@ -227,13 +227,11 @@ final class ChooserWindow {
         var lines: [String] = []
         if let url {
             let presentation = LinkPresentation(url, linkText: request.linkText)
-            // Broken anywhere without a hyphen Pango would add: it is not in the URL.
-            gtk_label_set_markup(openurld_label(address), Self.unhyphenated(markupEscaped(presentation.beforeHost)
-                + "<b>" + markupEscaped(presentation.host) + "</b>" + markupEscaped(presentation.afterHost)))
+            gtk_label_set_markup(openurld_label(address), presentation.markup)
             lines = presentation.warnings.map(\.message)
             gtk_widget_set_visible(openurld_widget(problem), 0)
         } else {
-            gtk_label_set_markup(openurld_label(address), Self.unhyphenated(markupEscaped(text)))
+            gtk_label_set_markup(openurld_label(address), LinkPresentation.unhyphenated(markupEscaped(text)))
         }
         gtk_widget_set_tooltip_text(openurld_widget(address), text)
         name(address, "Link: " + text)
@@ -242,7 +240,7 @@ final class ChooserWindow {
         }
         for message in lines {
             let line = label("", wrap: true, classes: ["warning"])
-            gtk_label_set_markup(openurld_label(line), Self.unhyphenated(markupEscaped("⚠ " + message)))
+            gtk_label_set_markup(openurld_label(line), LinkPresentation.unhyphenated(markupEscaped("⚠ " + message)))
             name(line, "Warning: " + message)
             append(warnings, line)
         }
@@ -278,11 +276,6 @@ final class ChooserWindow {
 
     /// The registrable domains of edited addresses (the Public Suffix List, read once).
     nonisolated(unsafe) private static let scopes = RememberScopes()
-
-    /// Markup whose line breaks add no hyphen (Pango would add one inside a word).
-    static func unhyphenated(_ markup: String) -> String {
-        "<span insert_hyphens=\"false\">" + markup + "</span>"
-    }
 
     /// The most the target list may take: the first monitor's height less
     /// `others` (the rest of the window: header, address, warnings, the

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Spawn
 
 /// A private X server (Xvfb) for one test, on a display number it picks
@@ -39,8 +40,24 @@ public func withXvfb<T>(_ body: (Xvfb) async throws -> T) async throws -> T {
 /// Small C programs the tests use as real peers (`Tests/Peers/*.c`), built
 /// with gcc and pkg-config on first use, next to the test build.
 public enum Peers {
-    /// Builds `Tests/Peers/NAME.c` against the pkg-config `packages`; returns the program's path.
+    /// The builds started in this process, by name: tests running at once
+    /// share one (two compilers renaming onto one path, or one writing while
+    /// another runs it, fail with "Text file busy").
+    private static let builds = Mutex<[String: Task<String, any Error>]>([:])
+
+    /// Builds `Tests/Peers/NAME.c` against the pkg-config `packages` (once
+    /// per test process); returns the program's path.
     public static func build(_ name: String, packages: [String]) async throws -> String {
+        let task = builds.withLock { started in
+            if let task = started[name] { return task }
+            let task = Task { try await compile(name, packages: packages) }
+            started[name] = task
+            return task
+        }
+        return try await task.value
+    }
+
+    private static func compile(_ name: String, packages: [String]) async throws -> String {
         let source = Binaries.repository + "/Tests/Peers/" + name + ".c"
         let output = Binaries.directory + "/test-peers/" + name
         try FileManager.default.createDirectory(atPath: Binaries.directory + "/test-peers", withIntermediateDirectories: true)
