@@ -107,7 +107,12 @@ public enum LinkWarning: Sendable, Equatable {
 
     static func all(for url: ValidatedURL, userInfo: String?, linkText: String?) -> [LinkWarning] {
         var warnings: [LinkWarning] = []
-        let host = url.host.map(\.description) ?? ""
+        // Hosts named in warnings as the window shows them: never a look-alike in Unicode.
+        let host: String = switch url.host {
+        case .name(let ascii)?: HostDisplay(ascii).shown
+        case let other?: other.description
+        case nil: ""
+        }
         if url.scheme == "http" { warnings.append(.notEncrypted) }
         if let userInfo, !userInfo.isEmpty { warnings.append(.userInfo(shown: userInfo, host: host)) }
         if case .name(let ascii)? = url.host {
@@ -122,7 +127,7 @@ public enum LinkWarning: Sendable, Equatable {
         }
         if let linkText, let shown = shownHost(in: linkText), case .name(let actual)? = url.host, shown != actual,
            !actual.hasSuffix("." + shown) {
-            warnings.append(.textDiffers(shown: shown, host: actual))
+            warnings.append(.textDiffers(shown: HostDisplay(shown).shown, host: host))
         }
         return warnings
     }

@@ -136,7 +136,7 @@ final class ChooserWindow {
         append(body, scroller)
 
         entry = raw(gtk_entry_new())
-        gtk_editable_set_text(openurld_editable(entry), request.url.text)
+        gtk_editable_set_text(openurld_editable(entry), shownAddress)
         name(entry, "Link address")
         // What the window says about the link follows the address being edited.
         connect(entry, "changed", self) { _, data in target(data, as: ChooserWindow.self).describe() }
@@ -223,18 +223,21 @@ final class ChooserWindow {
     /// address that cannot be opened is shown plain, and says so.
     private func describe() {
         let text = currentText
-        let url = try? ValidatedURL(text)
+        let url = text == shownAddress ? request.url : try? ValidatedURL(text)
         var lines: [String] = []
+        // What the window says of the link, spoken and in the tooltip too: the host as the display policy shows it.
+        var shown = text
         if let url {
             let presentation = LinkPresentation(url, linkText: request.linkText)
             gtk_label_set_markup(openurld_label(address), presentation.markup)
             lines = presentation.warnings.map(\.message)
+            shown = presentation.beforeHost + presentation.host + presentation.afterHost
             gtk_widget_set_visible(openurld_widget(problem), 0)
         } else {
             gtk_label_set_markup(openurld_label(address), LinkPresentation.unhyphenated(markupEscaped(text)))
         }
-        gtk_widget_set_tooltip_text(openurld_widget(address), text)
-        name(address, "Link: " + text)
+        gtk_widget_set_tooltip_text(openurld_widget(address), shown)
+        name(address, "Link: " + shown)
         while let child = gtk_widget_get_first_child(openurld_widget(warnings)) {
             gtk_box_remove(openurld_box(warnings), child)
         }
@@ -321,9 +324,9 @@ final class ChooserWindow {
         let editing = focus.map { raw($0) == entry || gtk_widget_is_ancestor($0, openurld_widget(entry)) != 0 } ?? false
         let inList = focus.map { gtk_widget_is_ancestor($0, openurld_widget(list)) != 0 } ?? false
         switch keyval {
-        case UInt32(GDK_KEY_Escape) where editing && currentText != request.url.text:
+        case UInt32(GDK_KEY_Escape) where editing && currentText != shownAddress:
             // Esc undoes the edit first (the browsers' address bar does); a second Esc cancels.
-            gtk_editable_set_text(openurld_editable(entry), request.url.text)
+            gtk_editable_set_text(openurld_editable(entry), shownAddress)
             gtk_editable_set_position(openurld_editable(entry), -1)
             return true
         case UInt32(GDK_KEY_Escape):
@@ -349,7 +352,7 @@ final class ChooserWindow {
             gtk_widget_grab_focus(openurld_widget(entry))
             return true
         case UInt32(GDK_KEY_c) where !editing && state.rawValue & GDK_CONTROL_MASK.rawValue != 0:
-            gdk_clipboard_set_text(gtk_widget_get_clipboard(openurld_widget(window)), currentText)
+            gdk_clipboard_set_text(gtk_widget_get_clipboard(openurld_widget(window)), addressToOpen)
             return true
         default:
             return false
@@ -358,10 +361,21 @@ final class ChooserWindow {
 
     private var currentText: String { String(cString: gtk_editable_get_text(openurld_editable(entry))) }
 
+    /// The address as the field first shows it: the request's, its host as
+    /// the display policy shows it (a look-alike in ASCII, not a field that
+    /// reads "https://apple.com/login"). The same URL to every browser.
+    private lazy var shownAddress: String = {
+        let presentation = LinkPresentation(request.url)
+        return presentation.beforeHost + presentation.host + presentation.afterHost
+    }()
+
+    /// The address to open: the request's own text unless the person edited it.
+    private var addressToOpen: String { currentText == shownAddress ? request.url.text : currentText }
+
     /// Opens candidate `index` with the (possibly edited) address.
     private func choose(_ index: Int) {
         guard index < request.candidates.count else { return }
-        let text = currentText
+        let text = addressToOpen
         do {
             _ = try ValidatedURL(text)
         } catch {

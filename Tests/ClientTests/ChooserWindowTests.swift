@@ -347,10 +347,14 @@ import TestSupport
                 for index in 0..<34 { try tree.app("app\(index).desktop", schemes: ["https"]) }
             }
         }) { desk in
-            let url = name == "long URL" ? "https://example.com/" + String(repeating: "a", count: 5000) : "https://example.com/many"
+            // A long URL as they come: a redirect carrying another URL and its tracking, 5 000 characters.
+            let long = "https://shop.example.com/checkout/confirm?return=https%3A%2F%2Fshop.example.com%2Fcart&"
+                + String(repeating: "utm_source=newsletter&utm_medium=email&utm_campaign=winter&session=8f3a9c1e77d24b&", count: 60)
+            let url = name == "long URL" ? String(long.prefix(5000)) : "https://example.com/many"
             async let opened = desk.openurl([url])
             let window = try await desk.window()
             #expect(try await height(of: window, desk) <= 600)
+            if name == "long URL" { try await desk.screenshot(window, as: "long-url.png") }
             // Enter opens the selected (first) target: what is below the list is still there.
             try await desk.press("Return")
             #expect(try await opened.status == 0)
@@ -428,6 +432,7 @@ import TestSupport
             let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
             let waiting = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "label", "1 more link waiting"], environment: desk.environment)
             #expect(waiting.status == 0, "\(waiting.stderr)")
+            try await desk.screenshot(newer, as: "two-questions.png")
             let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
             struct Node: Decodable { let role: String; let name: String }
             let labels = try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8)).filter { $0.role == "label" }.map(\.name)
@@ -442,6 +447,35 @@ import TestSupport
             try await desk.press("Return")
             #expect(try await first.status == 0)
             #expect(try await desk.tree.waitForRecords(1).map(\.arguments) == [["https://first.example/"]])
+        }
+    }
+
+    /// A whole-script look-alike (all Cyrillic, so nothing is mixed) sent in
+    /// Unicode is shown in ASCII wherever the window names the host, and
+    /// the window says which site it is not. Before, the bold host read as
+    /// apple.com and the warning said "it reads as аррӏе.com".
+    @Test func aLookAlikeHostIsShownInASCII() async throws {
+        try await withDesk(accessibility: true) { desk in
+            async let opened = desk.openurl(["https://аррӏе.com/login"])
+            let window = try await desk.window()
+            let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+            let shown = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "label", "Link: https://xn--80ak6aa92e.com/login"],
+                                      environment: desk.environment)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+            struct Node: Decodable { let role: String; let name: String }
+            let names = try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8)).map { $0.role + ": " + $0.name }
+            #expect(names.contains("label: Warning: This is not apple.com: its letters only look like it. Its real name is xn--80ak6aa92e.com."), "\(names)")
+            #expect(names.contains("check box: Remember for xn--80ak6aa92e.com"), "\(names)")
+            #expect(!names.contains { $0.contains("аррӏе") }, "the look-alike is named somewhere: \(names.filter { $0.contains("аррӏе") })")
+            try await desk.screenshot(window, as: "lookalike.png")
+            // The address field too: it once read "https://apple.com/login", in Cyrillic. Ctrl+L
+            // selects what it shows, Ctrl+C (the field's own) copies that, as a person would.
+            try await desk.press("ctrl+l", "ctrl+c")
+            let copied = try await run(["timeout", "5", "xclip", "-o", "-selection", "clipboard"], environment: desk.environment)
+            #expect(copied.stdout == "https://xn--80ak6aa92e.com/login", "\(copied.stdout)\(copied.stderr)")
+            try await desk.press("Escape")
+            #expect(try await opened.status == 1)
         }
     }
 
