@@ -450,6 +450,20 @@ import TestSupport
         }
     }
 
+    /// The buttons' Alt keys, as their underlined letters say: Alt+O opens
+    /// with the selected target, Alt+C cancels, Alt+D uses the default.
+    @Test(arguments: [("alt+o", 0, "handled (via openurld), browser.desktop"), ("alt+c", 1, "discarded (via openurld)"),
+                      ("alt+d", 0, "opened (via openurld), browser.desktop")])
+    func eachButtonsAltKeyPressesIt(key: String, status: Int32, said: String) async throws {
+        try await withDesk { desk in
+            async let opened = desk.openurl(["-v", "https://docs.example.com/alt"])
+            _ = try await desk.window()
+            try await desk.press(key)
+            let result = try await opened
+            #expect(result.status == status && result.stderr.contains(said), "\(key): \(result.stderr)")
+        }
+    }
+
     /// A whole-script look-alike (all Cyrillic, so nothing is mixed) sent in
     /// Unicode is shown in ASCII wherever the window names the host, and
     /// the window says which site it is not. Before, the bold host read as
