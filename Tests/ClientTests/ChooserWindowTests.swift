@@ -599,6 +599,42 @@ import TestSupport
         }
     }
 
+    /// Under weston's kiosk shell, read and answered through the
+    /// accessibility tree: a look-alike host in ASCII with what it is not,
+    /// Use Default naming the default, two questions each saying the other
+    /// waits, and a question nobody answers closing with one message.
+    @Test func onWaylandTheWindowSaysTheTruthAndClosesInTime() async throws {
+        try await withWeston { weston in
+            let wayland = ["WAYLAND_DISPLAY": weston.display, "XDG_RUNTIME_DIR": weston.runtimeDirectory, "GDK_BACKEND": "wayland"]
+            try await withDesk(rules: "[Rule ask]\nPriority=-1000\nAsk=\n", accessibility: true, display: wayland,
+                               daemonArguments: ["--chooser-deadline", "4"]) { desk in
+                let atspi = Binaries.repository + "/Tests/Peers/atspi.py"
+                func tree() async throws -> [String] {
+                    struct Node: Decodable { let role: String; let name: String }
+                    let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
+                    return try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8)).map { $0.role + ": " + $0.name }
+                }
+                async let lookAlike = desk.openurl(["-v", "https://аррӏе.com/login"])
+                let first = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "label", "Link: https://xn--80ak6aa92e.com/login"],
+                                          environment: desk.environment)
+                #expect(first.status == 0, "\(first.stderr)")
+                async let other = desk.openurl(["-v", "https://docs.example.com/other"])
+                let waiting = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "wait", "label", "1 more link waiting"], environment: desk.environment)
+                #expect(waiting.status == 0, "\(waiting.stderr)")
+                let names = try await tree()
+                #expect(names.contains { $0.hasPrefix("label: Warning: This is not apple.com") }, "\(names)")
+                #expect(!names.contains { $0.contains("аррӏе") })
+                #expect(names.filter { $0 == "push button: Use Default (browser)" }.count == 2, "\(names)")
+                #expect(names.filter { $0 == "label: 1 more link waiting" }.count == 2, "\(names)")
+                // Nobody answers: both windows close just before the daemon stops waiting, and say so alike.
+                for result in [try await lookAlike, try await other] {
+                    #expect(result.status == 1 && result.stderr.contains("nobody answered the chooser within 4 s"), "\(result.stderr)")
+                }
+                #expect(!(try await tree()).contains("frame: Open Link"), "a window outlived the daemon's wait")
+            }
+        }
+    }
+
     /// On Wayland (weston's headless backend), where no X tool can see the
     /// window: found and answered through the accessibility tree.
     @Test func onWaylandTheWindowIsFoundAndAnsweredThroughAtSPI() async throws {
