@@ -34,12 +34,10 @@ public final class ChooserService: Sendable {
 
     /// The exported interface, as `docs/org.openurld.Chooser1.xml` defines it.
     var interface: ExportedInterface {
-        let dictionary = DBusType.dictionary(key: .string, value: .variant)
         return ExportedInterface(DispatcherAPI.chooserInterface, methods: [
             ExportedMethod(
                 DispatcherAPI.chooseMember,
-                arguments: [Argument("url", .string), Argument("targets", .array(dictionary)), Argument("options", dictionary)],
-                results: [Argument("response", .uint32), Argument("results", dictionary)],
+                arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
                 asyncHandler: { [self] call throws(DBusError) in
                     let request = try DispatcherAPI.ChooserRequest(arguments: call.arguments)
                     state.withLock { $0.inFlight += 1 }

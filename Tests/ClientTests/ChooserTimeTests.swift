@@ -20,9 +20,7 @@ import TestSupport
             chooser.export([ExportedInterface(DispatcherAPI.chooserInterface, methods: [
                 ExportedMethod(
                     DispatcherAPI.chooseMember,
-                    arguments: [Argument("url", .string), Argument("targets", .array(.dictionary(key: .string, value: .variant))),
-                                Argument("options", .dictionary(key: .string, value: .variant))],
-                    results: [Argument("response", .uint32), Argument("results", .dictionary(key: .string, value: .variant))],
+                    arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
                     asyncHandler: { _ in
                         guard let reply else {
                             try? await Task.sleep(for: .seconds(30))

@@ -85,9 +85,7 @@ struct ForgedReplyTests {
             chooser.export([ExportedInterface(DispatcherAPI.chooserInterface, methods: [
                 ExportedMethod(
                     DispatcherAPI.chooseMember,
-                    arguments: [Argument("url", .string), Argument("targets", .array(.dictionary(key: .string, value: .variant))),
-                                Argument("options", .dictionary(key: .string, value: .variant))],
-                    results: [Argument("response", .uint32), Argument("results", .dictionary(key: .string, value: .variant))],
+                    arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
                     asyncHandler: { _ in
                         askedContinuation.yield()
                         if let go = gate.withLock({ $0 }) { for await _ in go { break } }

@@ -47,11 +47,7 @@ public final class PrivateBus: Sendable {
 
     /// Stops the daemon (SIGTERM, then SIGKILL after 2 s), reaps it, removes its directory.
     public func stop() {
-        kill(pid, SIGTERM)
-        if reap(pid, within: .seconds(2)) == nil {
-            kill(pid, SIGKILL)
-            _ = reap(pid)
-        }
+        Binaries.stop(pid)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

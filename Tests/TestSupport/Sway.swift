@@ -58,11 +58,7 @@ public final class Sway: Sendable {
     public var environment: [String: String] { ["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": display] }
 
     public func stop() {
-        kill(pid, SIGTERM)
-        if reap(pid, within: .seconds(2)) == nil {
-            kill(pid, SIGKILL)
-            _ = reap(pid)
-        }
+        Binaries.stop(pid)
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
     }
 }

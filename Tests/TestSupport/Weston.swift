@@ -45,11 +45,7 @@ public final class Weston: Sendable {
     }
 
     public func stop() {
-        kill(pid, SIGTERM)
-        if reap(pid, within: .seconds(2)) == nil {
-            kill(pid, SIGKILL)
-            _ = reap(pid)
-        }
+        Binaries.stop(pid)
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
     }
 }

@@ -22,11 +22,7 @@ public final class Xvfb: Sendable {
     }
 
     public func stop() {
-        kill(pid, SIGTERM)
-        if reap(pid, within: .seconds(2)) == nil {
-            kill(pid, SIGKILL)
-            _ = reap(pid)
-        }
+        Binaries.stop(pid)
     }
 }
 
