@@ -278,7 +278,7 @@ final class ChooserWindow {
     }
 
     /// The registrable domains of edited addresses (the Public Suffix List, read once).
-    nonisolated(unsafe) private static let scopes = RememberScopes()
+    private static let scopes = RememberScopes()
 
     /// The most the target list may take: the first monitor's height less
     /// `others` (the rest of the window: header, address, warnings, the
