@@ -1,28 +1,33 @@
 // swift-tools-version: 6.0
 //
-// Layering, bottom to top (each target imports only those below it):
+// Layering, bottom first: each target depends only on targets listed before
+// it, the manifest declares them in this order, and the public contract sits
+// right on the bus layer with nothing but the vocabulary under it
+// (PackageLayeringTests checks all three).
 //   SafeText      pure: peer text escaped for logs, terminals and error messages
+//   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode) and show them
+//   Routing       pure, the vocabulary: validated URLs, targets, handler specs and answers, outcomes,
+//                 the chooser's question, rules as the contract shows them; the innermost-first walk
 //   CDBus         libdbus as a system library; only DBus imports it
 //   DBus          validated names, values, messages, a connection and its event loop
+//   DispatcherAPI the public D-Bus contract: names, members, option keys, result words, and
+//                 each value of the interfaces on the wire (over DBus and the vocabulary only)
 //   CSpawn        the C side of spawning: posix_spawn with a reset signal mask and closed descriptors
 //   Spawn         posix_spawn with a clean signal state and no inherited descriptors
-//   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode)
-//   Routing       pure: URL validation, handler specs, the innermost-first walk
 //   LinearRegex   pure: regular expressions matched in linear time (for rules)
 //   LinkDetection pure: finding links in text (also a product, for clients)
 //   XDG           pure: base dirs, keyfiles, mimeapps.list, desktop entries, Exec, MIME globs, resolution
 //   FileAccess    reading files and listing directories, bounded (no D-Bus, no processes)
 //   Rules         rule files: parsing, matching and effects (pure), finding and reading them
 //   Router        one walk for a URL: handlers, rules, deadline, fallback, outcome (no I/O of its own)
-//   DispatcherAPI the public D-Bus contract: names, result strings, version
-//   Desktop       desktop integration: reading the XDG tree, launching, watching rule files
+//   Desktop       desktop integration: reading the XDG tree, launching, watching files, asking the chooser
 //   ChooserService the org.openurld.Chooser1 service, for chooser programs (no GTK)
-//   CGtk          GTK 4 and libadwaita as a system library; only openurld-chooser imports it
 //   OpenURLDaemon the daemon as a library: the Dispatcher1 object and its lifecycle
 //   OpenURL       the SwiftUI-shaped client library (the public product)
 //   OpenURLCommand the openurl CLI as a library
-//   openurld-chooser the GTK chooser: its two windows over CGtk, wired to ChooserService
 //   openurld, openurl, openurld-chooser-dmenu  main.swift: wiring only
+//   CGtk          GTK 4 and libadwaita as a system library; only openurld-chooser imports it
+//   openurld-chooser the GTK chooser: its two windows over CGtk, wired to ChooserService
 import PackageDescription
 
 #if canImport(Glibc)
@@ -39,29 +44,29 @@ let package = Package(
     ],
     targets: [
         .target(name: "SafeText"),
+        .target(name: "HostNames", dependencies: ["SafeText"]),
+        .target(name: "Routing", dependencies: ["HostNames", "SafeText"]),
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
         .target(name: "DBus", dependencies: ["CDBus", "SafeText"]),
+        .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing"]),
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn"]),
-        .target(name: "HostNames", dependencies: ["SafeText"]),
-        .target(name: "Routing", dependencies: ["HostNames", "SafeText"]),
         .target(name: "LinearRegex"),
         .target(name: "LinkDetection", dependencies: ["HostNames"]),
         .target(name: "XDG"),
         .target(name: "FileAccess"),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
-        .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing", "Rules", "Router", "XDG"]),
         .target(name: "Desktop", dependencies: ["SafeText", "DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
         .target(name: "ChooserService", dependencies: ["DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
         .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
-        .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
         .target(name: "OpenURLCommand", dependencies: ["SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
+        .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
         .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["ChooserService", "Spawn"]),
 
@@ -77,7 +82,7 @@ let package = Package(
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
         .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"], exclude: ["agreement"]),
         .testTarget(name: "RulesTests", dependencies: ["ChooserService", "HostNames", "Rules", "Routing", "LinearRegex", "XDG", "Router", "TestSupport"]),
-        .testTarget(name: "XDGTests", dependencies: ["XDG"]),
+        .testTarget(name: "XDGTests", dependencies: ["XDG", "Routing"]),
         .testTarget(name: "DesktopTests", dependencies: ["XDG", "Desktop", "FileAccess", "Router", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Router", "Routing", "XDG", "Spawn", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["XDG", "Rules", "OpenURL", "OpenURLCommand", "OpenURLDaemon", "Router", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),

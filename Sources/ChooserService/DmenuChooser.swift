@@ -1,6 +1,7 @@
 import Dispatch
 import DispatcherAPI
 import Router
+import Routing
 import SafeText
 import Spawn
 import Synchronization

@@ -1,5 +1,6 @@
 import FileAccess
 import Router
+import Routing
 import XDG
 
 extension DesktopDatabase {

@@ -1,8 +1,6 @@
 import DBus
 import Glibc
-import Router
 import Routing
-import XDG
 
 extension DispatcherAPI {
     /// The well-known name of the chooser service, which asks the person.

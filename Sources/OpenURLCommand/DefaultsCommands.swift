@@ -3,6 +3,7 @@ import Router
 import DispatcherAPI
 import FileAccess
 import Glibc
+import Routing
 import XDG
 
 /// `default`, `set-default`, `unset-default`.

@@ -1,4 +1,5 @@
 import Router
+import Routing
 import Synchronization
 
 /// The questions on screen, bounded per caller and in all: one connection

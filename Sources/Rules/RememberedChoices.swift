@@ -1,3 +1,4 @@
+import Routing
 import XDG
 
 /// The answers the person asked the chooser to remember: ordinary rules in

@@ -19,6 +19,8 @@ import TestSupport
             if line.hasPrefix("// Layering") { inComment = true; continue }
             guard inComment else { continue }
             guard line.hasPrefix("//   ") else { if !names.isEmpty { break } else { continue } }
+            // A description's second line is indented further.
+            guard !line.dropFirst(5).hasPrefix(" ") else { continue }
             let words = line.dropFirst(5).split(separator: " ")
             guard let first = words.first else { continue }
             // "openurld, openurl  main.swift: …" names two (or more).
@@ -28,9 +30,9 @@ import TestSupport
         return names
     }
 
-    /// Source targets: name → (declared dependencies, directory).
-    static var targets: [String: (dependencies: Set<String>, path: String)] {
-        var result: [String: (Set<String>, String)] = [:]
+    /// Source targets in the manifest's order: name, declared dependencies, directory.
+    static var declared: [(name: String, dependencies: Set<String>, path: String)] {
+        var result: [(String, Set<String>, String)] = []
         let pattern = try! NSRegularExpression(
             pattern: #"\.(?:target|executableTarget|systemLibrary)\(\s*name: "([^"]+)"(?:,\s*dependencies: \[([^\]]*)\])?(?:,\s*path: "([^"]+)")?"#)
         let text = manifest as NSString
@@ -39,9 +41,24 @@ import TestSupport
             let dependencies = match.range(at: 2).location == NSNotFound ? "" : text.substring(with: match.range(at: 2))
             let path = match.range(at: 3).location == NSNotFound ? "Sources/" + name : text.substring(with: match.range(at: 3))
             let names = dependencies.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"\n")) }.filter { !$0.isEmpty }
-            result[name] = (Set(names), path)
+            result.append((name, Set(names), path))
         }
         return result
+    }
+
+    /// Source targets: name → (declared dependencies, directory).
+    static var targets: [String: (dependencies: Set<String>, path: String)] {
+        Dictionary(uniqueKeysWithValues: declared.map { ($0.name, ($0.dependencies, $0.path)) })
+    }
+
+    /// Every target `name` reaches through its declared dependencies.
+    static func closure(of name: String) -> Set<String> {
+        var reachable = Set<String>()
+        var queue = [name]
+        while let next = queue.popLast() {
+            for dependency in targets[next]?.dependencies ?? [] where reachable.insert(dependency).inserted { queue.append(dependency) }
+        }
+        return reachable
     }
 
     static func imports(under path: String) -> Set<String> {
@@ -79,14 +96,39 @@ import TestSupport
         }
     }
 
+    /// Each target's declared dependencies are listed before it, and the
+    /// manifest declares the targets in the comment's order: the comment is
+    /// the dependency order, not only an order that imports happen to fit.
+    @Test func theCommentIsTheManifestsDependencyOrder() {
+        let layers = Self.layers
+        for (name, target) in Self.targets where target.path.hasPrefix("Sources/") {
+            guard let level = layers.firstIndex(of: name) else { continue }
+            for dependency in target.dependencies {
+                let before = layers.firstIndex(of: dependency).map { $0 < level } ?? false
+                #expect(before, "\(name) depends on \(dependency), which the layering comment lists after it")
+            }
+        }
+        let declared = Self.declared.filter { $0.path.hasPrefix("Sources/") }.map(\.name)
+        #expect(declared == layers, "the manifest declares \(declared), the comment lists \(layers)")
+    }
+
+    /// The contract is the foundation: `DispatcherAPI` comes right after the
+    /// bus layer and stands on it and the vocabulary alone, so the public
+    /// `OpenURL` library links six of the project's modules (and libdbus's
+    /// module map), never the rule engine.
+    @Test func theContractStandsOnTheBusAndTheVocabularyAlone() {
+        let layers = Self.layers
+        #expect(layers.firstIndex(of: "DispatcherAPI") == layers.firstIndex(of: "DBus").map { $0 + 1 })
+        #expect(Self.closure(of: "DispatcherAPI") == ["DBus", "CDBus", "SafeText", "Routing", "HostNames"], "\(Self.closure(of: "DispatcherAPI").sorted())")
+        let library = Self.closure(of: "OpenURL").subtracting(["CDBus"]).union(["OpenURL"])
+        #expect(library.count <= 6, "OpenURL links \(library.sorted())")
+        #expect(library.isDisjoint(with: ["Rules", "LinearRegex", "Router", "XDG", "Desktop"]), "OpenURL links \(library.sorted())")
+    }
+
     /// The pure cores stay pure: no D-Bus, no processes.
     @Test(arguments: ["SafeText", "HostNames", "Routing", "LinearRegex", "LinkDetection", "XDG", "Rules", "Router"])
     func pureCoresLinkNeitherDBusNorSpawn(_ name: String) {
-        var reachable = Set<String>()
-        var queue = [name]
-        while let next = queue.popLast() {
-            for dependency in Self.targets[next]?.dependencies ?? [] where reachable.insert(dependency).inserted { queue.append(dependency) }
-        }
+        let reachable = Self.closure(of: name)
         #expect(reachable.isDisjoint(with: ["DBus", "CDBus", "Spawn", "CSpawn", "Desktop"]), "\(name) reaches \(reachable.sorted())")
     }
 

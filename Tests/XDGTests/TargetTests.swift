@@ -1,5 +1,6 @@
-import Testing
+import Routing
 import XDG
+import Testing
 
 /// Targets as rules and `openurl targets` write them, desktop actions,
 /// browser profile lists and the options that open a profile.

@@ -43,10 +43,3 @@ public enum Target: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// One `[Desktop Action NAME]` of a desktop entry.
-public struct DesktopAction: Sendable, Equatable {
-    public let id: String
-    public let name: String
-    public let exec: String?
-}
