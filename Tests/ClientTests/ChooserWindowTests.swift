@@ -299,7 +299,9 @@ import TestSupport
                 var last: Node?
                 for _ in 0..<40 {
                     let dump = try await run(["/usr/bin/python3", atspi, "openurld-chooser", "tree"], environment: desk.environment)
-                    last = try JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8)).first(where: \.focused)
+                    // A read that met the page being rebuilt (a node gone between two questions) is read again.
+                    guard dump.status == 0, let nodes = try? JSONDecoder().decode([Node].self, from: Data(dump.stdout.utf8)) else { continue }
+                    last = nodes.first(where: \.focused)
                     if let last, wanted(last) { return last }
                 }
                 return last

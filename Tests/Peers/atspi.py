@@ -26,10 +26,22 @@ def application(name):
 
 def nodes(node):
     yield node
-    for index in range(node.childCount):
-        child = node.getChildAtIndex(index)
+    try:
+        children = [node.getChildAtIndex(index) for index in range(node.childCount)]
+    except Exception:
+        # A node that went away while being read (a page rebuilt, a closing popover).
+        return
+    for child in children:
         if child is not None:
             yield from nodes(child)
+
+def described(n):
+    try:
+        state = n.getState()
+        return {"role": n.getRoleName(), "name": n.name, "description": n.description, "actions": actions(n),
+                "visible": state.contains(pyatspi.STATE_VISIBLE), "focused": state.contains(pyatspi.STATE_FOCUSED)}
+    except Exception:
+        return None  # gone while being read
 
 def actions(node):
     try:
@@ -43,10 +55,7 @@ def actions(node):
 
 app = application(sys.argv[1])
 if sys.argv[2] == "tree":
-    print(json.dumps([{"role": n.getRoleName(), "name": n.name, "description": n.description, "actions": actions(n),
-                       "visible": n.getState().contains(pyatspi.STATE_VISIBLE),
-                       "focused": n.getState().contains(pyatspi.STATE_FOCUSED)}
-                      for n in nodes(app)]))
+    print(json.dumps([d for d in (described(n) for n in nodes(app)) if d is not None]))
 elif sys.argv[2] == "wait":
     role, name = sys.argv[3], sys.argv[4]
     # AT-SPI has events for this, but a window that appears between subscribing and polling is
