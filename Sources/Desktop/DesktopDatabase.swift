@@ -1,3 +1,4 @@
+import DispatcherAPI
 import FileAccess
 import XDG
 import Spawn
@@ -223,13 +224,11 @@ public final class DesktopDatabase: Sendable {
         ApplicationCatalog.System(
             resolve: { program in findExecutable(program, path: path).flatMap(FileSystem.realPath) },
             isDispatcher: { entry, resolved in
-                if entry.id == dispatcherDesktopID { return true }
-                if entry.dbusActivatable && entry.busName == dispatcherBusName { return true }
+                if entry.id == DispatcherAPI.desktopID { return true }
+                if entry.dbusActivatable && entry.busName == DispatcherAPI.busName.rawValue { return true }
                 guard let resolved, let name = resolved.split(separator: "/").last else { return false }
                 return name == "openurl" || name == "openurld"
             })
     }
 
-    static let dispatcherDesktopID = "org.openurld.Dispatcher1.desktop"
-    static let dispatcherBusName = "org.openurld.Dispatcher1"
 }

@@ -1,3 +1,4 @@
+import DispatcherAPI
 import Router
 import XDG
 import DBus
@@ -113,8 +114,8 @@ public final class Launcher: Sendable {
     private func activate(_ name: BusName, url: String, token: String?, on connection: Connection) async throws(Failure) {
         var platformData: [String: Variant] = [:]
         if let token {
-            platformData["activation-token"] = Variant(token)
-            platformData["desktop-startup-id"] = Variant(token)
+            platformData[DispatcherAPI.OptionKey.activationToken] = Variant(token)
+            platformData[DispatcherAPI.OptionKey.desktopStartupID] = Variant(token)
         }
         let path = "/" + name.rawValue.replacingDots()
         guard let timeout = LaunchDeadline.timeout(atMost: .seconds(10)) else {
@@ -122,7 +123,7 @@ public final class Launcher: Sendable {
         }
         do {
             _ = try await connection.call(
-                name, try ObjectPath(path), "org.freedesktop.Application", "Open",
+                name, try ObjectPath(path), DispatcherAPI.applicationInterface, DispatcherAPI.ApplicationMember.open,
                 [.array(.string, [.string(url)]), platformData.dbusValue], timeout: timeout)
         } catch {
             throw Failure(reason: "\(name).desktop could not be activated: \(error.message)")

@@ -12,11 +12,8 @@ extension DispatcherAPI {
     /// `org.openurld.Chooser1.Choose`.
     public static let chooseMember: MemberName = "Choose"
     /// `Choose`'s arguments and results, as every chooser exports them.
-    public static let chooseArguments = [
-        Argument("url", .string), Argument("targets", .array(.dictionary(key: .string, value: .variant))),
-        Argument("options", .dictionary(key: .string, value: .variant)),
-    ]
-    public static let chooseResults = [Argument("response", .uint32), Argument("results", .dictionary(key: .string, value: .variant))]
+    public static let chooseArguments = [Argument("url", .string), Argument("targets", .array(dictionary)), Argument("options", dictionary)]
+    public static let chooseResults = [Argument("response", .uint32), Argument("results", dictionary)]
     /// The chooser's own desktop-file ID (its preferences window).
     public static let chooserDesktopID = "org.openurld.Chooser1.desktop"
 
@@ -69,21 +66,21 @@ extension DispatcherAPI {
                 ["id": Variant($0.target.description), "name": Variant($0.name), "icon": Variant($0.icon), "kind": Variant($0.kind.rawValue)]
             }
             var options: [String: Variant] = [:]
-            if let token = choice.activationToken { options["activation-token"] = Variant(token) }
-            if let app = choice.callerAppID, !app.isEmpty { options["caller-app-id"] = Variant(app) }
-            if let rule = choice.rule { options["rule"] = Variant(rule) }
-            if let linkText = choice.linkText { options["link-text"] = Variant(linkText) }
-            if choice.omitted > 0 { options["omitted-targets"] = Variant(UInt32(clamping: choice.omitted)) }
+            if let token = choice.activationToken { options[OptionKey.activationToken] = Variant(token) }
+            if let app = choice.callerAppID, !app.isEmpty { options[OptionKey.callerAppID] = Variant(app) }
+            if let rule = choice.rule { options[OptionKey.rule] = Variant(rule) }
+            if let linkText = choice.linkText { options[OptionKey.linkText] = Variant(linkText) }
+            if choice.omitted > 0 { options[OptionKey.omittedTargets] = Variant(UInt32(clamping: choice.omitted)) }
             if let application = choice.defaultApplication {
-                options["default-target"] = Variant(application.target.description)
-                options["default-name"] = Variant(application.name)
+                options[OptionKey.defaultTarget] = Variant(application.target.description)
+                options[OptionKey.defaultName] = Variant(application.name)
             }
-            options["remember"] = Variant(choice.remember != nil)
-            if let timeout { options["timeout"] = Variant(UInt32(clamping: timeout.components.seconds)) }
-            if let deadline { options["deadline"] = Variant(deadline) }
+            options[OptionKey.remember] = Variant(choice.remember != nil)
+            if let timeout { options[OptionKey.timeout] = Variant(UInt32(clamping: timeout.components.seconds)) }
+            if let deadline { options[OptionKey.deadline] = Variant(deadline) }
             if let remember = choice.remember {
-                options["remember-host"] = Variant(remember.host)
-                if let domain = remember.domain { options["remember-domain"] = Variant(domain) }
+                options[OptionKey.rememberHost] = Variant(remember.host)
+                if let domain = remember.domain { options[OptionKey.rememberDomain] = Variant(domain) }
             }
             return [.string(choice.url.text), targets.dbusValue, options.dbusValue]
         }
@@ -104,22 +101,22 @@ extension DispatcherAPI {
                 candidates.append(ChooserCandidate(
                     target: target, name: entry["name"]?.get(String.self) ?? id, icon: entry["icon"]?.get(String.self) ?? ""))
             }
-            let mayRemember = options["remember"]?.get(Bool.self) ?? false
-            let host = options["remember-host"]?.get(String.self)
+            let mayRemember = options[OptionKey.remember]?.get(Bool.self) ?? false
+            let host = options[OptionKey.rememberHost]?.get(String.self)
             choice = ChoiceRequest(
-                url: url, candidates: candidates, activationToken: options["activation-token"]?.get(String.self),
-                callerAppID: options["caller-app-id"]?.get(String.self), rule: options["rule"]?.get(String.self),
-                remember: mayRemember ? host.map { RememberTargets(host: $0, domain: options["remember-domain"]?.get(String.self)) } : nil,
-                linkText: options["link-text"]?.get(String.self))
-            choice.omitted = options["omitted-targets"]?.get(UInt32.self).map(Int.init) ?? 0
-            if let written = options["default-target"]?.get(String.self) {
+                url: url, candidates: candidates, activationToken: options[OptionKey.activationToken]?.get(String.self),
+                callerAppID: options[OptionKey.callerAppID]?.get(String.self), rule: options[OptionKey.rule]?.get(String.self),
+                remember: mayRemember ? host.map { RememberTargets(host: $0, domain: options[OptionKey.rememberDomain]?.get(String.self)) } : nil,
+                linkText: options[OptionKey.linkText]?.get(String.self))
+            choice.omitted = options[OptionKey.omittedTargets]?.get(UInt32.self).map(Int.init) ?? 0
+            if let written = options[OptionKey.defaultTarget]?.get(String.self) {
                 guard let target = Target(written) else { throw .invalidArgs("default-target is not a target (ID, ID:ACTION or ID@PROFILE)") }
                 choice.defaultApplication = ChooserCandidate(
-                    target: target, name: options["default-name"]?.get(String.self) ?? written,
+                    target: target, name: options[OptionKey.defaultName]?.get(String.self) ?? written,
                     icon: candidates.first { $0.target == target }?.icon ?? "")
             }
-            timeout = options["timeout"]?.get(UInt32.self).map { .seconds(Int64($0)) }
-            deadline = options["deadline"]?.get(UInt64.self)
+            timeout = options[OptionKey.timeout]?.get(UInt32.self).map { .seconds(Int64($0)) }
+            deadline = options[OptionKey.deadline]?.get(UInt64.self)
         }
     }
 
@@ -142,8 +139,8 @@ extension DispatcherAPI {
         public var arguments: [Value] {
             switch self {
             case .chosen(let target, let url, let token, let remember):
-                var results: [String: Variant] = ["target": Variant(target.description), "url": Variant(url), "remember": Variant(remember.rawValue)]
-                if let token { results["activation-token"] = Variant(token) }
+                var results: [String: Variant] = ["target": Variant(target.description), "url": Variant(url), OptionKey.remember: Variant(remember.rawValue)]
+                if let token { results[OptionKey.activationToken] = Variant(token) }
                 return [.uint32(0), results.dbusValue]
             case .cancelled: return [.uint32(1), [String: Variant]().dbusValue]
             case .useDefault: return [.uint32(2), [String: Variant]().dbusValue]
@@ -162,10 +159,10 @@ extension DispatcherAPI {
                 guard let written = results["target"]?.get(String.self), let target = Target(written) else {
                     throw .invalidArgs("chose without a valid 'target'")
                 }
-                let remember = results["remember"]?.get(String.self).map { RememberScope(rawValue: $0) } ?? RememberScope.none
+                let remember = results[OptionKey.remember]?.get(String.self).map { RememberScope(rawValue: $0) } ?? RememberScope.none
                 guard let remember else { throw .invalidArgs("replied with an unknown 'remember' scope") }
                 self = .chosen(target, url: results["url"]?.get(String.self) ?? requested,
-                               activationToken: results["activation-token"]?.get(String.self), remember: remember)
+                               activationToken: results[OptionKey.activationToken]?.get(String.self), remember: remember)
             case 1: self = .cancelled
             case 2: self = .useDefault
             case 3: self = .unanswered

@@ -49,7 +49,7 @@ public struct DispatcherClient: Sendable {
     /// The links in `text` (`kinds`: only these; `nil`: all).
     public func detectLinks(in text: String, kinds: [String]? = nil) async throws(DBusError) -> [FoundLink] {
         var options: [String: Variant] = [:]
-        if let kinds { options["kinds"] = Variant(kinds) }
+        if let kinds { options[DispatcherAPI.OptionKey.kinds] = Variant(kinds) }
         let reply = try await call(DispatcherAPI.Member.detectLinks, [.string(text), options.dbusValue])
         let unexpected = DBusError.invalidArgs("DetectLinks replied with '\(reply.signature)' instead of 'a(uuss)'")
         guard case .array(_, let items)? = reply.first, reply.count == 1 else { throw unexpected }
@@ -70,7 +70,7 @@ public struct DispatcherClient: Sendable {
     public func version() async throws(DBusError) -> String {
         let reply = try await connection.call(
             DispatcherAPI.busName, DispatcherAPI.objectPath, "org.freedesktop.DBus.Properties", "Get",
-            [.string(DispatcherAPI.dispatcherInterface.rawValue), .string("Version")], timeout: timeout)
+            [.string(DispatcherAPI.dispatcherInterface.rawValue), .string(DispatcherAPI.versionProperty.rawValue)], timeout: timeout)
         return try reply.decode(Variant.self).get(String.self) ?? ""
     }
 

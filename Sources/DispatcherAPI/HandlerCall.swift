@@ -29,27 +29,27 @@ extension DispatcherAPI {
             }
             var entries: [DictionaryEntry] = []
             entries.reserveCapacity(4)
-            if let activationToken { entries.append(entry("activation-token", activationToken)) }
-            entries.append(entry("caller", caller))
-            entries.append(entry("caller-app-id", callerAppID))
-            entries.append(entry("original-url", originalURL))
+            if let activationToken { entries.append(entry(OptionKey.activationToken, activationToken)) }
+            entries.append(entry(OptionKey.caller, caller))
+            entries.append(entry(OptionKey.callerAppID, callerAppID))
+            entries.append(entry(OptionKey.originalURL, originalURL))
             return .dictionary(key: .string, value: .variant, entries)
         }
 
         public var dictionary: [String: Variant] {
             var context: [String: Variant] = [
-                "caller": Variant(caller), "caller-app-id": Variant(callerAppID), "original-url": Variant(originalURL),
+                OptionKey.caller: Variant(caller), OptionKey.callerAppID: Variant(callerAppID), OptionKey.originalURL: Variant(originalURL),
             ]
-            if let activationToken { context["activation-token"] = Variant(activationToken) }
+            if let activationToken { context[OptionKey.activationToken] = Variant(activationToken) }
             return context
         }
 
         /// Reads the dictionary of a call about `url`; missing keys read as empty.
         public init(decoding context: [String: Variant], url: String) {
             self.init(
-                caller: context["caller"]?.get(String.self) ?? "", callerAppID: context["caller-app-id"]?.get(String.self) ?? "",
-                originalURL: context["original-url"]?.get(String.self) ?? url,
-                activationToken: context["activation-token"]?.get(String.self))
+                caller: context[OptionKey.caller]?.get(String.self) ?? "", callerAppID: context[OptionKey.callerAppID]?.get(String.self) ?? "",
+                originalURL: context[OptionKey.originalURL]?.get(String.self) ?? url,
+                activationToken: context[OptionKey.activationToken]?.get(String.self))
         }
     }
 

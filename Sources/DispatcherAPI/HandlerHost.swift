@@ -92,8 +92,8 @@ public final class HandlerHost: Sendable {
     static func interface(_ handle: @escaping Handle) -> ExportedInterface {
         ExportedInterface(DispatcherAPI.handlerInterface, methods: [
             ExportedMethod(
-                DispatcherAPI.Member.handleURL, arguments: [Argument("url", .string), Argument("context", .dictionary(key: .string, value: .variant))],
-                results: [Argument("result", .string), Argument("url", .string)],
+                DispatcherAPI.Member.handleURL, arguments: DispatcherAPI.Signatures.handleURL.arguments,
+                results: DispatcherAPI.Signatures.handleURL.results,
                 asyncHandler: { call throws(DBusError) in
                     let (url, raw) = try call.arguments.decode(String.self, [String: Variant].self)
                     return await handle(url, Context(decoding: raw, url: url)).arguments

@@ -36,9 +36,9 @@ extension DispatcherAPI {
         /// - Parameter notifyFailure: ask the daemon to show a failure as a desktop notification.
         public static func request(_ url: String, activationToken: String?, ask: Bool = false, notifyFailure: Bool = false) -> [Value] {
             var options: [String: Variant] = [:]
-            if let activationToken, !activationToken.isEmpty { options["activation-token"] = Variant(activationToken) }
-            if ask { options["ask"] = Variant(true) }
-            if notifyFailure { options["notify-failure"] = Variant(true) }
+            if let activationToken, !activationToken.isEmpty { options[OptionKey.activationToken] = Variant(activationToken) }
+            if ask { options[OptionKey.ask] = Variant(true) }
+            if notifyFailure { options[OptionKey.notifyFailure] = Variant(true) }
             return [.string(url), options.dbusValue]
         }
 
@@ -47,7 +47,7 @@ extension DispatcherAPI {
             var result: [String: Variant] = ["url": Variant(url)]
             if let outcome { result["outcome"] = Variant(outcome.rawValue) }
             if let handler { result["handler"] = Variant(handler) }
-            if let rule { result["rule"] = Variant(rule) }
+            if let rule { result[OptionKey.rule] = Variant(rule) }
             if let application { result["application"] = Variant(application) }
             if let message { result["message"] = Variant(message) }
             return result
@@ -59,7 +59,7 @@ extension DispatcherAPI {
             self.init(
                 accepted: accepted, outcome: result["outcome"]?.get(String.self).flatMap(Outcome.init(rawValue:)),
                 url: result["url"]?.get(String.self) ?? requested, handler: result["handler"]?.get(UInt32.self),
-                rule: result["rule"]?.get(String.self), application: result["application"]?.get(String.self),
+                rule: result[OptionKey.rule]?.get(String.self), application: result["application"]?.get(String.self),
                 message: result["message"]?.get(String.self))
         }
     }

@@ -9,7 +9,6 @@ import XDG
 /// `default`, `set-default`, `unset-default`.
 struct DefaultsCommands {
     let environment: [String: String]
-    static let dispatcherID = "org.openurld.Dispatcher1.desktop"
 
     /// Each scheme's fallback application, and where that answer came from.
     func show(_ schemes: [String]) -> ExitStatus {
@@ -76,10 +75,10 @@ struct DefaultsCommands {
                     }
                     let before = editor.defaults(for: type)?.first ?? previous
                     if makeDefault {
-                        editor.makeDefault(Self.dispatcherID, for: type, previous: previous)
+                        editor.makeDefault(DispatcherAPI.desktopID, for: type, previous: previous)
                     } else {
-                        let hadDispatcher = editor.defaults(for: type)?.contains(Self.dispatcherID) ?? false
-                        editor.removeDefault(Self.dispatcherID, for: type)
+                        let hadDispatcher = editor.defaults(for: type)?.contains(DispatcherAPI.desktopID) ?? false
+                        editor.removeDefault(DispatcherAPI.desktopID, for: type)
                         // Leaving a type with no default would hand it to whatever claims it first.
                         if hadDispatcher, editor.defaults(for: type) == nil, let id = record[type], let entry = catalog.entries[id]?.entry,
                            catalog.isUsable(entry, system: system) {
@@ -91,10 +90,10 @@ struct DefaultsCommands {
                     let behind = record[type] ?? previous
                     let kept = behind.map { " (\($0) kept as fallback)" } ?? " (no other application for it: such URLs will be rejected)"
                     switch (makeDefault, before == after) {
-                    case (true, true): report += "\(label): already \(Self.dispatcherID)\(kept)\n"
-                    case (true, false): report += "\(label): \(before ?? "(none)") → \(Self.dispatcherID)\(kept)\n"
+                    case (true, true): report += "\(label): already \(DispatcherAPI.desktopID)\(kept)\n"
+                    case (true, false): report += "\(label): \(before ?? "(none)") → \(DispatcherAPI.desktopID)\(kept)\n"
                     case (false, true): report += "\(label): unchanged (\(before ?? "no default"))\n"
-                    case (false, false): report += "\(label): \(Self.dispatcherID) → \(after ?? previous ?? "(none)")\n"
+                    case (false, false): report += "\(label): \(DispatcherAPI.desktopID) → \(after ?? previous ?? "(none)")\n"
                     }
                 }
                 return editor.text == original ? nil : editor.text
@@ -102,7 +101,7 @@ struct DefaultsCommands {
             let kde = KDEBrowserSetting(base: base, environment: environment)
             if failure == nil, makeDefault {
                 // KDE's own setting names the browser when mimeapps.list had none to keep.
-                if let browser = kde.browserID, browser != Self.dispatcherID, types.contains("x-scheme-handler/https") {
+                if let browser = kde.browserID, browser != DispatcherAPI.desktopID, types.contains("x-scheme-handler/https") {
                     for type in Command.defaultSchemes.map({ "x-scheme-handler/" + $0 }) where record[type] == nil { record[type] = browser }
                 }
                 try recordFile.store(record, types: types)
@@ -126,14 +125,14 @@ struct DefaultsCommands {
     /// the session bus looks for services.
     func installationProblem(_ base: BaseDirectories, _ catalog: ApplicationCatalog) -> String? {
         let dataDirectories = [base.dataHome] + base.dataDirs
-        guard catalog.entries[Self.dispatcherID] != nil else {
-            return "\(Self.dispatcherID) is not installed in any applications directory ("
+        guard catalog.entries[DispatcherAPI.desktopID] != nil else {
+            return "\(DispatcherAPI.desktopID) is not installed in any applications directory ("
                 + dataDirectories.map { $0 + "/applications" }.joined(separator: ", ")
                 + "), so desktops would ignore it as a default; install openurld first (make install-user, or the package)"
         }
         let service = "dbus-1/services/" + DispatcherAPI.busName.rawValue + ".service"
         guard dataDirectories.contains(where: { FileSystem.exists($0 + "/" + service) }) else {
-            return "\(Self.dispatcherID) is installed, but \(DispatcherAPI.busName.rawValue).service is in none of "
+            return "\(DispatcherAPI.desktopID) is installed, but \(DispatcherAPI.busName.rawValue).service is in none of "
                 + dataDirectories.map { $0 + "/dbus-1/services" }.joined(separator: ", ")
                 + ", so the session bus could not start openurld for a link; install openurld first (make install-user, or the package)"
         }

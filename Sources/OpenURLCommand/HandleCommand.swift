@@ -2,6 +2,7 @@ import DBus
 import Dispatch
 import DispatcherAPI
 import Glibc
+import Routing
 import Spawn
 
 /// `openurl handle ... -- COMMAND`: a handler that runs a command per URL.
@@ -88,13 +89,14 @@ struct HandleCommand {
         let firstLine = String(decoding: output.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             .trimmingCharacters(" \t\r")
         guard !firstLine.isEmpty else { return status == 0 ? .handled : .systemAction }
-        switch firstLine {
-        case "handled": return .handled
-        case "discarded": return .discarded
-        case "systemAction": return .systemAction
-        default:
-            if firstLine.hasPrefix("systemAction ") {
-                return .rewrite(String(firstLine.dropFirst("systemAction ".count)).trimmingCharacters(" \t"))
+        switch HandlerResult(rawValue: firstLine) {
+        case .handled?: return .handled
+        case .discarded?: return .discarded
+        case .systemAction?: return .systemAction
+        case nil:
+            let rewrite = HandlerResult.systemAction.rawValue + " "
+            if firstLine.hasPrefix(rewrite) {
+                return .rewrite(String(firstLine.dropFirst(rewrite.count)).trimmingCharacters(" \t"))
             }
             Console.error("unknown answer '\(firstLine.prefix(80))'; passing the URL on")
             return .systemAction

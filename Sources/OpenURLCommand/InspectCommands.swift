@@ -77,8 +77,8 @@ struct InspectCommands {
             lines.append(line)
         }
         let last = steps.last?.result
-        if last == "handled" || last == "discarded" {
-            lines.append("and the walk would stop there (\(last!))")
+        if let last, [HandlerResult.handled, .discarded].contains(where: { $0.rawValue == last }) {
+            lines.append("and the walk would stop there (\(last))")
         } else {
             let finalURL = steps.last(where: { $0.resultURL != nil })?.resultURL ?? url
             let target = finalURL == url ? "it" : finalURL

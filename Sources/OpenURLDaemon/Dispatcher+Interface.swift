@@ -9,36 +9,34 @@ extension Dispatcher {
     /// The interfaces exported at `/org/openurld/Dispatcher1`.
     public var interfaces: [ExportedInterface] { [dispatcherInterface, applicationInterface] }
 
-    private static let handlerEntry = DBusType.dictionary(key: .string, value: .variant)
-    private static let options = DBusType.dictionary(key: .string, value: .variant)
 
     var dispatcherInterface: ExportedInterface {
         ExportedInterface(
             DispatcherAPI.dispatcherInterface,
             methods: [
                 ExportedMethod(
-                    DispatcherAPI.Member.openURL, arguments: [Argument("url", .string)], results: [Argument("accepted", .boolean)],
+                    DispatcherAPI.Member.openURL, arguments: DispatcherAPI.Signatures.openURL.arguments, results: DispatcherAPI.Signatures.openURL.results,
                     asyncHandler: { [self] call throws(DBusError) in
                         let url = try Self.validated(try call.arguments.decode(String.self))
                         let result = try await dispatchCounted(url, caller: call.sender, activationToken: nil)
                         return [.boolean(result.outcome.isAccepted)]
                     }),
                 ExportedMethod(
-                    DispatcherAPI.Member.openURLWithOptions, arguments: [Argument("url", .string), Argument("options", Self.options)],
-                    results: [Argument("accepted", .boolean), Argument("result", Self.options)],
+                    DispatcherAPI.Member.openURLWithOptions, arguments: DispatcherAPI.Signatures.openURLWithOptions.arguments,
+                    results: DispatcherAPI.Signatures.openURLWithOptions.results,
                     asyncHandler: { [self] call throws(DBusError) in
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
                         let url = try Self.validated(text)
-                        let token = try Self.activationToken("activation-token", in: options)
+                        let token = try Self.activationToken(DispatcherAPI.OptionKey.activationToken, in: options)
                         let asking = try Self.asking(in: options)
-                        let notifying = try Self.flag("notify-failure", in: options)
+                        let notifying = try Self.flag(DispatcherAPI.OptionKey.notifyFailure, in: options)
                         let result = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking, notifying: notifying)
                         let answer = Self.describe(result)
                         return [.boolean(answer.accepted), answer.dictionary.dbusValue]
                     }),
                 ExportedMethod(
-                    DispatcherAPI.Member.registerHandler, arguments: [Argument("path", .objectPath), Argument("spec", Self.options)],
-                    results: [Argument("id", .uint32)],
+                    DispatcherAPI.Member.registerHandler, arguments: DispatcherAPI.Signatures.registerHandler.arguments,
+                    results: DispatcherAPI.Signatures.registerHandler.results,
                     handler: { [self] call throws(DBusError) in
                         // Immediate, on the loop queue: ordered before the signal
                         // telling us the caller left, so no handler can outlive it.
@@ -55,7 +53,7 @@ extension Dispatcher {
                         return [.uint32(handler.id)]
                     }),
                 ExportedMethod(
-                    DispatcherAPI.Member.unregisterHandler, arguments: [Argument("id", .uint32)],
+                    DispatcherAPI.Member.unregisterHandler, arguments: DispatcherAPI.Signatures.unregisterHandler.arguments,
                     handler: { [self] call throws(DBusError) in
                         let id = try call.arguments.decode(UInt32.self)
                         try Self.mapped { () throws(RoutingError) in
@@ -66,35 +64,35 @@ extension Dispatcher {
                         return []
                     }),
                 ExportedMethod(
-                    DispatcherAPI.Member.listHandlers, results: [Argument("handlers", .array(Self.handlerEntry))],
+                    DispatcherAPI.Member.listHandlers, results: DispatcherAPI.Signatures.listHandlers.results,
                     handler: { [self] _ in
                         let all = (try? withRegistry { registry in registry.all }) ?? []
-                        return [.array(Self.handlerEntry, all.map(\.dbusDescription))]
+                        return [.array(DispatcherAPI.dictionary, all.map(\.dbusDescription))]
                     }),
                 ExportedMethod(
-                    DispatcherAPI.Member.explain, arguments: [Argument("url", .string)],
-                    results: [Argument("handlers", .array(Self.handlerEntry)), Argument("application", .string)],
+                    DispatcherAPI.Member.explain, arguments: DispatcherAPI.Signatures.explain.arguments,
+                    results: DispatcherAPI.Signatures.explain.results,
                     asyncHandler: { [self] call throws(DBusError) in
                         let url = try Self.validated(try call.arguments.decode(String.self))
                         let (steps, application) = await explain(url, caller: call.sender)
-                        return [.array(Self.handlerEntry, steps.map(\.dbusValue)), .string(application)]
+                        return [.array(DispatcherAPI.dictionary, steps.map(\.dbusValue)), .string(application)]
                     }),
                 ExportedMethod(
-                    DispatcherAPI.Member.listRules, results: [Argument("rules", .array(Self.handlerEntry)), Argument("problems", .array(.string))],
+                    DispatcherAPI.Member.listRules, results: DispatcherAPI.Signatures.listRules.results,
                     handler: { [self] _ in
                         let (rules, problems) = loadedRules
-                        return [.array(Self.handlerEntry, rules.all.map(\.dbusDescription)), .array(.string, problems.map { .string($0.description) })]
+                        return [.array(DispatcherAPI.dictionary, rules.all.map(\.dbusDescription)), .array(.string, problems.map { .string($0.description) })]
                     }),
                 ExportedMethod(
-                    DispatcherAPI.Member.detectLinks, arguments: [Argument("text", .string), Argument("options", Self.options)],
-                    results: [Argument("links", .array(DispatcherAPI.FoundLink.type))],
+                    DispatcherAPI.Member.detectLinks, arguments: DispatcherAPI.Signatures.detectLinks.arguments,
+                    results: DispatcherAPI.Signatures.detectLinks.results,
                     asyncHandler: { call throws(DBusError) in
                         // Off the bus queue: a megabyte of text takes milliseconds.
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
                         return [try Self.detectLinks(in: text, options: options)]
                     }),
             ],
-            properties: [ExportedProperty("Version", type: .string, isConstant: true) { .string(DispatcherAPI.version) }],
+            properties: [ExportedProperty(DispatcherAPI.versionProperty, type: .string, isConstant: true) { .string(DispatcherAPI.version) }],
             signals: [ExportedSignal(DispatcherAPI.Member.handlersChanged)])
     }
 
@@ -104,15 +102,15 @@ extension Dispatcher {
         ExportedInterface(
             DispatcherAPI.applicationInterface,
             methods: [
-                ExportedMethod("Activate", arguments: [Argument("platform_data", Self.options)]) { _ in
+                ExportedMethod(DispatcherAPI.ApplicationMember.activate, arguments: DispatcherAPI.Signatures.activate.arguments) { _ in
                     []  // The dispatcher has no window to show.
                 },
                 ExportedMethod(
-                    "Open", arguments: [Argument("uris", .array(.string)), Argument("platform_data", Self.options)],
+                    DispatcherAPI.ApplicationMember.open, arguments: DispatcherAPI.Signatures.open.arguments,
                     asyncHandler: { [self] call throws(DBusError) in
                         let (uris, platformData) = try call.arguments.decode([String].self, [String: Variant].self)
-                        var token = try Self.activationToken("activation-token", in: platformData)
-                        if token == nil { token = try Self.activationToken("desktop-startup-id", in: platformData) }
+                        var token = try Self.activationToken(DispatcherAPI.OptionKey.activationToken, in: platformData)
+                        if token == nil { token = try Self.activationToken(DispatcherAPI.OptionKey.desktopStartupID, in: platformData) }
                         // Every URI is tried, whatever happens to the others; then
                         // each one not opened is named, with why.
                         var notOpened: [(uri: String, why: String)] = []
@@ -135,8 +133,8 @@ extension Dispatcher {
                         throw DBusError(onlyInvalid ? .invalidArgs : DispatcherAPI.notOpened, summary)
                     }),
                 ExportedMethod(
-                    "ActivateAction",
-                    arguments: [Argument("action_name", .string), Argument("parameter", .array(.variant)), Argument("platform_data", Self.options)]
+                    DispatcherAPI.ApplicationMember.activateAction,
+                    arguments: DispatcherAPI.Signatures.activateAction.arguments
                 ) { call throws(DBusError) in
                     let action = (try? call.arguments.decode(String.self, [Variant].self, [String: Variant].self).0) ?? ""
                     throw .invalidArgs("openurld has no action '\(action.prefix(64))'")
@@ -185,7 +183,7 @@ extension Dispatcher {
             throw .invalidArgs("text is \(length) bytes long; the limit is \(LinkDetector.maximumTextLength)")
         }
         var kinds = Set(DetectedLink.Kind.allCases)
-        if let value = options["kinds"] {
+        if let value = options[DispatcherAPI.OptionKey.kinds] {
             guard let names = value.get([String].self) else {
                 throw .invalidArgs("option 'kinds' must have type 'as', not '\(value.value.type)'")
             }
@@ -234,11 +232,11 @@ extension Dispatcher {
     /// How `OpenURLWithOptions` asks the person: `ask` (b) first, and the `link-text` (s) to show.
     static func asking(in options: [String: Variant]) throws(DBusError) -> Router<HandlerEndpoint>.Asking {
         var asking = Router<HandlerEndpoint>.Asking()
-        if let value = options["ask"] {
+        if let value = options[DispatcherAPI.OptionKey.ask] {
             guard let first = value.get(Bool.self) else { throw .invalidArgs("option 'ask' must have type 'b', not '\(value.value.type)'") }
             asking.first = first
         }
-        if let text = try optionalString("link-text", in: options) {
+        if let text = try optionalString(DispatcherAPI.OptionKey.linkText, in: options) {
             guard text.utf8.count <= 4096 else { throw .invalidArgs("option 'link-text' is \(text.utf8.count) bytes long; the limit is 4096") }
             asking.linkText = text
         }

@@ -1,0 +1,47 @@
+import DBus
+
+extension DispatcherAPI {
+    /// A method's arguments and results, as exported and as called.
+    public struct Signature: Sendable {
+        public let arguments: [Argument]
+        public let results: [Argument]
+
+        init(_ arguments: [Argument], _ results: [Argument] = []) {
+            self.arguments = arguments
+            self.results = results
+        }
+    }
+
+    /// `a{sv}`: options, specs, results and entries.
+    public static let dictionary = DBusType.dictionary(key: .string, value: .variant)
+
+    /// The members of `org.openurld.Dispatcher1` (docs/org.openurld.Dispatcher1.xml), spelled once.
+    public enum Signatures {
+        public static let openURL = Signature([Argument("url", .string)], [Argument("accepted", .boolean)])
+        public static let openURLWithOptions = Signature(
+            [Argument("url", .string), Argument("options", dictionary)], [Argument("accepted", .boolean), Argument("result", dictionary)])
+        public static let registerHandler = Signature([Argument("path", .objectPath), Argument("spec", dictionary)], [Argument("id", .uint32)])
+        public static let unregisterHandler = Signature([Argument("id", .uint32)])
+        public static let listHandlers = Signature([], [Argument("handlers", .array(dictionary))])
+        public static let explain = Signature([Argument("url", .string)], [Argument("handlers", .array(dictionary)), Argument("application", .string)])
+        public static let listRules = Signature([], [Argument("rules", .array(dictionary)), Argument("problems", .array(.string))])
+        public static let detectLinks = Signature([Argument("text", .string), Argument("options", dictionary)], [Argument("links", .array(FoundLink.type))])
+        /// `org.openurld.Handler1.HandleURL`, which handlers export.
+        public static let handleURL = Signature([Argument("url", .string), Argument("context", dictionary)], [Argument("result", .string), Argument("url", .string)])
+        /// `org.freedesktop.Application`'s members, which the dispatcher serves and the launcher calls.
+        public static let activate = Signature([Argument("platform_data", dictionary)])
+        public static let open = Signature([Argument("uris", .array(.string)), Argument("platform_data", dictionary)])
+        public static let activateAction = Signature(
+            [Argument("action_name", .string), Argument("parameter", .array(.variant)), Argument("platform_data", dictionary)])
+    }
+
+    /// `org.freedesktop.Application`'s member names.
+    public enum ApplicationMember {
+        public static let activate: MemberName = "Activate"
+        public static let open: MemberName = "Open"
+        public static let activateAction: MemberName = "ActivateAction"
+    }
+
+    /// The `Version` property of `org.openurld.Dispatcher1`.
+    public static let versionProperty: MemberName = "Version"
+}
