@@ -1,4 +1,5 @@
 import Glibc
+import Routing
 import SafeText
 
 /// Standard output and error, written with one `write` per call. Every line
@@ -41,6 +42,24 @@ public enum ExitStatus: Int32, Sendable {
     /// either; or it took a URL and stopped before answering (the URL is then
     /// not opened again: it may already be open).
     case unreachable = 3
+
+    /// Which way a URL went: through openurld, or opened by `openurl`
+    /// itself because openurld could not be reached.
+    public enum Path: Sendable {
+        case throughDaemon, directly
+    }
+
+    /// The status a walk's outcome gives on `path`: the one mapping both of
+    /// `openurl`'s ways of opening use. Through openurld every refusal is a
+    /// rejection (1); opened directly, an application missing or failing to
+    /// start means openurld was unreachable and the direct way failed too (3).
+    public init(_ outcome: Outcome, path: Path) {
+        switch outcome {
+        case .handled, .opened: self = .accepted
+        case .discarded, .refused, .undecided: self = .rejected
+        case .noApplication, .launchFailed: self = path == .directly ? .unreachable : .rejected
+        }
+    }
 }
 
 /// Minimal JSON output (no Foundation in the CLI).

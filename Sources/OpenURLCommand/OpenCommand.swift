@@ -89,7 +89,8 @@ struct OpenCommand {
                     timeout: DispatcherAPI.longestWalk)
                 let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
                 report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
-                status = result.accepted ? .accepted : .rejected
+                // An outcome this openurl does not know (a newer daemon's) goes by the daemon's verdict.
+                status = result.outcome.map { ExitStatus($0, path: .throughDaemon) } ?? (result.accepted ? .accepted : .rejected)
             } catch where error.name == .noReply {
                 // openurld had the URL and stopped, or never answered, before
                 // saying what it decided: it may have opened it already, so
@@ -173,11 +174,7 @@ struct OpenCommand {
             // Without the daemon, openurl is the one to say it (a rule that failed, too, was said above).
             notifier.show(FailureNotice(.notOpened, url: url, reason: why ?? route.outcome.rawValue))
         }
-        switch route.outcome {
-        case .handled, .opened: return .accepted
-        case .discarded, .refused, .undecided: return .rejected
-        case .noApplication, .launchFailed: return .unreachable
-        }
+        return ExitStatus(route.outcome, path: .directly)
     }
 
     /// Rejections always go to standard error; with --verbose, successes too.
