@@ -4,6 +4,7 @@
 // it, the manifest declares them in this order, and the public contract sits
 // right on the bus layer with nothing but the vocabulary under it
 // (PackageLayeringTests checks all three).
+//   Posix         errno, file descriptors and the one retry on EINTR (swift-system's shape, no Foundation)
 //   SafeText      pure: peer text escaped for logs, terminals and error messages
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode) and show them
 //   Routing       pure, the vocabulary: validated URLs, targets, handler specs and answers, outcomes,
@@ -43,6 +44,7 @@ let package = Package(
         .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection", "HostNames"]),
     ],
     targets: [
+        .target(name: "Posix"),
         .target(name: "SafeText"),
         .target(name: "HostNames", dependencies: ["SafeText"]),
         .target(name: "Routing", dependencies: ["HostNames", "SafeText"]),
@@ -51,21 +53,21 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        .target(name: "DBus", dependencies: ["CDBus", "SafeText"]),
+        .target(name: "DBus", dependencies: ["CDBus", "SafeText", "Posix"]),
         .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing"]),
         .target(name: "CSpawn"),
-        .target(name: "Spawn", dependencies: ["CSpawn"]),
+        .target(name: "Spawn", dependencies: ["CSpawn", "Posix"]),
         .target(name: "LinearRegex"),
         .target(name: "LinkDetection", dependencies: ["HostNames"]),
         .target(name: "XDG"),
-        .target(name: "FileAccess"),
+        .target(name: "FileAccess", dependencies: ["Posix"]),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
-        .target(name: "Desktop", dependencies: ["SafeText", "DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
+        .target(name: "Desktop", dependencies: ["Posix", "SafeText", "DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
         .target(name: "ChooserService", dependencies: ["DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
         .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
-        .target(name: "OpenURLCommand", dependencies: ["SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
+        .target(name: "OpenURLCommand", dependencies: ["Posix", "SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
         .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["ChooserService", "Spawn"]),
@@ -76,7 +78,7 @@ let package = Package(
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
 
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames"], exclude: ["URLStandard"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.

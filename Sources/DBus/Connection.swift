@@ -30,6 +30,11 @@ public final class Connection: Sendable {
     public static func connect(to address: String, timeout: Duration = .seconds(25)) async throws(DBusError)
         -> Connection
     {
+        try await connect(to: address, timeout: timeout, poll: { Glibc.poll($0, $1, $2) })
+    }
+
+    /// `connect(to:timeout:)` with the poll the loop waits with (tests make it fail).
+    static func connect(to address: String, timeout: Duration, poll: @escaping WatchPoller.Poll) async throws(DBusError) -> Connection {
         // Authentication happens on the loop.
         let raw = try LibDBus.openPrivate(address)
 
@@ -38,7 +43,15 @@ public final class Connection: Sendable {
         // serving its exported objects, until `close()` or the bus drops it,
         // even when nobody holds it any more. `teardown` breaks the cycle.
         connection.loop.onMessage = { connection.receive($0) }
-        connection.loop.queue.sync { connection.loop.attach(raw) }
+        connection.loop.onFailure = { connection.teardown($0) }
+        let attached = connection.loop.queue.sync { Result { () throws(DBusError) in try connection.loop.attach(raw, poll: poll) } }
+        if case .failure(let error) = attached {
+            connection.loop.onMessage = { _ in }
+            connection.loop.onFailure = { _ in }
+            dbus_connection_close(raw)
+            dbus_connection_unref(raw)
+            throw error
+        }
         do {
             let hello = try Message.methodCall(
                 destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",

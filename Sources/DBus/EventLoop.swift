@@ -1,5 +1,6 @@
 import CDBus
 import Dispatch
+import Glibc
 
 /// Services one libdbus connection on one serial queue.
 ///
@@ -18,6 +19,9 @@ final class EventLoop: @unchecked Sendable {
     private var dispatchWanted = false
     /// Called on `queue` for each incoming message that is not a reply to a pending call.
     var onMessage: (Message) -> Void = { _ in }
+    /// Told, on the queue, when the loop cannot go on (its poll failed): the
+    /// connection closes with that error.
+    var onFailure: (DBusError) -> Void = { _ in }
 
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
@@ -64,10 +68,16 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Attaching and detaching
 
     /// Installs the loop's callbacks on `connection`. Must run on `queue`.
-    func attach(_ connection: OpaquePointer) {
+    /// - Throws: when the poll thread cannot be started; nothing is installed then.
+    func attach(_ connection: OpaquePointer, poll: @escaping WatchPoller.Poll = { Glibc.poll($0, $1, $2) }) throws(DBusError) {
         assertOnQueue()
+        poller = try WatchPoller(queue: queue, poll: poll, handle: { [weak self] entry, flags in self?.handleReady(entry, flags: flags) },
+                                 fail: { [weak self] error in
+                                     guard let loop = self else { return }
+                                     // Disconnected, as the bus leaving is: nothing asked on it was answered.
+                                     loop.queue.async { loop.onFailure(.disconnected("the D-Bus poll failed: \(error)")) }
+                                 })
         raw = connection
-        poller = WatchPoller(queue: queue) { [weak self] entry, flags in self?.handleReady(entry, flags: flags) }
         let context = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(
             connection, watchAdded, watchRemoved, watchToggled, context, nil)

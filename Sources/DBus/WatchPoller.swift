@@ -1,6 +1,7 @@
 import CDBus
 import Dispatch
 import Glibc
+import Posix
 import Synchronization
 
 /// Waits for libdbus's enabled watches on one dedicated thread with `poll()`,
@@ -39,13 +40,24 @@ final class WatchPoller: Sendable {
     private let wakeWrite: Int32
     private let queue: DispatchQueue
     private let handle: @Sendable (Entry, UInt32) -> Void
+    private let fail: @Sendable (Errno) -> Void
+    private let poll: Poll
 
-    /// - Parameter handle: runs on `queue` for a ready watch; it must check the
-    ///   entry is still registered (`isEnabled`) before touching libdbus.
-    init(queue: DispatchQueue, handle: @escaping @Sendable (Entry, UInt32) -> Void) {
+    /// `poll(2)`'s shape: a seam, so that tests can make it fail.
+    typealias Poll = @Sendable (UnsafeMutablePointer<pollfd>, nfds_t, Int32) -> Int32
+
+    /// - Parameters:
+    ///   - handle: runs on `queue` for a ready watch; it must check the
+    ///     entry is still registered (`isEnabled`) before touching libdbus.
+    ///   - fail: runs once, on the poll thread, when `poll` fails with
+    ///     anything but `EINTR`; the thread has stopped waiting (a failure
+    ///     that would recur is reported, never spun on).
+    /// - Throws: `NoMemory` naming the call when the wake-up pipe or the
+    ///   thread cannot be made (descriptors or threads exhausted).
+    init(queue: DispatchQueue, poll: @escaping Poll = { Glibc.poll($0, $1, $2) },
+         handle: @escaping @Sendable (Entry, UInt32) -> Void, fail: @escaping @Sendable (Errno) -> Void) throws(DBusError) {
         var fds: [Int32] = [-1, -1]
-        let made = pipe(&fds) == 0
-        precondition(made, "cannot create the poller's wake-up pipe: errno \(errno)")
+        guard pipe(&fds) == 0 else { throw DBusError(.noMemory, "cannot create the D-Bus poller's wake-up pipe: \(Errno.current)") }
         for fd in fds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -53,8 +65,16 @@ final class WatchPoller: Sendable {
         wakeRead = fds[0]
         wakeWrite = fds[1]
         self.queue = queue
+        self.poll = poll
         self.handle = handle
-        startThread()
+        self.fail = fail
+        do {
+            try startThread()
+        } catch {
+            close(wakeRead)
+            close(wakeWrite)
+            throw error
+        }
     }
 
     /// Adds, updates or (with `enabled == false`) removes a watch. Synchronous:
@@ -79,7 +99,7 @@ final class WatchPoller: Sendable {
         _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
     }
 
-    private func startThread() {
+    private func startThread() throws(DBusError) {
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { context in
@@ -87,7 +107,10 @@ final class WatchPoller: Sendable {
             poller.run()
             return nil
         }, context)
-        precondition(result == 0, "cannot start the D-Bus poll thread: error \(result)")
+        guard result == 0 else {
+            Unmanaged<WatchPoller>.fromOpaque(context).release()
+            throw DBusError(.noMemory, "cannot start the D-Bus poll thread: \(Errno(rawValue: result))")
+        }
         pthread_detach(thread)
     }
 
@@ -106,8 +129,13 @@ final class WatchPoller: Sendable {
                 if entry.flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: entry.fd, events: events, revents: 0))
             }
-            let ready = poll(&fds, nfds_t(fds.count), -1)
-            if ready < 0 { continue }  // EINTR; anything else would recur and is not expected
+            let ready = retryingOnInterrupt { fds.withUnsafeMutableBufferPointer { poll($0.baseAddress!, nfds_t($0.count), -1) } }
+            guard ready >= 0 else {
+                // EBADF, EINVAL, ENOMEM: it would fail again at once. The
+                // connection fails with it, so that its calls and its owner hear.
+                fail(.current)
+                return
+            }
             if fds[0].revents != 0 { _ = read(wakeRead, &drain, drain.count) }
             for (entry, polled) in zip(entries, fds.dropFirst()) where polled.revents != 0 {
                 var flags: UInt32 = 0

@@ -1,6 +1,7 @@
 import FileAccess
 import Dispatch
 import Glibc
+import Posix
 import Synchronization
 
 /// Calls back when files in some directories may have changed (the rule
@@ -65,10 +66,7 @@ public final class FileWatcher: @unchecked Sendable {
     private func drain() {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var relevant = false
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+        while let count = try? FileDescriptor(descriptor).read(into: &buffer), count > 0 {
             var offset = 0
             while offset + MemoryLayout<inotify_event>.size <= count {
                 let (watch, length, name) = buffer.withUnsafeBytes { raw in

@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 
 /// Why a file was not edited; nothing was changed.
 public struct EditError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -66,8 +67,8 @@ extension FileSystem {
         guard fd >= 0 else { throw EditError("cannot open \(directory) to edit \(path): \(String(cString: strerror(errno)))") }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(2)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR, clock.now < deadline else {
+        while retryingOnInterrupt({ flock(fd, LOCK_EX | LOCK_NB) }) != 0 {
+            guard errno == EWOULDBLOCK, clock.now < deadline else {
                 close(fd)
                 throw EditError("\(path) is being edited by another program; not changed (try again)")
             }
@@ -94,9 +95,8 @@ extension FileSystem {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw EditError("cannot read \(shown): \(String(cString: strerror(errno))); not changed") }
+            let n: Int
+            do { n = try FileDescriptor(fd).read(into: &chunk) } catch { throw EditError("cannot read \(shown): \(error); not changed") }
             guard n > 0 else { break }
             bytes += chunk[..<n]
             guard bytes.count <= maximumFileSize else {

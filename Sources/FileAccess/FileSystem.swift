@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 
 /// The system ran out of something (descriptors, memory) while reading the
 /// XDG tree: unlike a missing file, this says nothing about the tree.
@@ -33,8 +34,8 @@ public enum FileSystem {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+            // A file that fails half-way is not read at all: half a file is not what it says.
+            guard let n = try? FileDescriptor(fd).read(into: &chunk) else { return nil }
             guard n > 0 else { break }
             bytes += chunk[..<n]
             if bytes.count > maximumFileSize { return nil }

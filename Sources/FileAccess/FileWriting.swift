@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 
 /// A file could not be written; the message is `strerror`'s.
 public struct WriteError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -25,17 +26,12 @@ extension FileSystem {
         let temporary = path + ".openurl-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw WriteError(errno: errno) }
-        var bytes = content[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let code = errno
-                close(fd)
-                unlink(temporary)
-                throw WriteError(errno: code)
-            }
-            bytes = bytes.dropFirst(n)
+        do {
+            try FileDescriptor(fd).writeAll(content)
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw WriteError(errno: error.rawValue)
         }
         let synced = fsync(fd) == 0
         close(fd)

@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 import Routing
 import SafeText
 
@@ -20,13 +21,8 @@ enum Console {
     }
 
     private static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            bytes = bytes.dropFirst(n)
-        }
+        // A closed pipe or a full disk loses the line: there is nowhere left to say so.
+        try? FileDescriptor(fd).writeAll(text.utf8)
     }
 }
 

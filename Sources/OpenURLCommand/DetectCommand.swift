@@ -1,5 +1,6 @@
 import Glibc
 import LinkDetection
+import Posix
 
 /// `openurl detect`: the links a text mentions, printed or opened.
 struct DetectCommand {
@@ -41,10 +42,7 @@ struct DetectCommand {
         var pending: [UInt8] = []
         var offset = 0
         var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+        while let count = try? FileDescriptor.standardInput.read(into: &chunk), count > 0 {
             pending += chunk[..<count]
             guard let newline = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
             body(String(decoding: pending[...newline], as: UTF8.self), offset)

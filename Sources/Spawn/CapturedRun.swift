@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Posix
 import Synchronization
 
 /// What a finished program wrote to standard output and how it ended.
@@ -42,13 +43,8 @@ public func runCapturingOutput(
         let writer = inputFDs[1]
         // Written apart from the reading, so that a child that writes before it has read everything cannot deadlock us.
         DispatchQueue.global().async {
-            var rest = input[...]
-            while !rest.isEmpty {
-                let n = rest.withUnsafeBytes { Glibc.write(writer, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                rest = rest.dropFirst(n)
-            }
+            // A child that stops reading (it exited) ends the writing; its output still counts.
+            try? FileDescriptor(writer).writeAll(input)
             close(writer)
         }
     }
@@ -68,23 +64,20 @@ public func runCapturingOutput(
         DispatchQueue.global().async {
             var output: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { Glibc.read(reader, $0.baseAddress, $0.count) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
+            while let n = try? FileDescriptor(reader).read(into: &buffer), n > 0 {
                 if output.count < limit { output += buffer[..<min(n, limit - output.count)] }
             }
             close(reader)
             // Wait for the exit without reaping (WNOWAIT): the PID stays ours
             // until `finished` is set, so the deadline can never hit a reused PID.
             var info = siginfo_t()
-            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            _ = retryingOnInterrupt { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
             let killed = state.withLock { state in
                 state.finished = true
                 return state.killed
             }
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            _ = retryingOnInterrupt { waitpid(pid, &status, 0) }
             let exited = status & 0x7F == 0
             continuation.resume(returning: CapturedRun(
                 status: exited ? (status >> 8) & 0xFF : nil, output: output, timedOut: killed))

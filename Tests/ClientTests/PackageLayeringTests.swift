@@ -114,15 +114,32 @@ import TestSupport
 
     /// The contract is the foundation: `DispatcherAPI` comes right after the
     /// bus layer and stands on it and the vocabulary alone, so the public
-    /// `OpenURL` library links six of the project's modules (and libdbus's
-    /// module map), never the rule engine.
+    /// `OpenURL` library links itself, the contract, the bus layer, the
+    /// vocabulary with its host parser, the text escaper and the system-call
+    /// layer (and libdbus's module map), never the rule engine.
     @Test func theContractStandsOnTheBusAndTheVocabularyAlone() {
         let layers = Self.layers
         #expect(layers.firstIndex(of: "DispatcherAPI") == layers.firstIndex(of: "DBus").map { $0 + 1 })
-        #expect(Self.closure(of: "DispatcherAPI") == ["DBus", "CDBus", "SafeText", "Routing", "HostNames"], "\(Self.closure(of: "DispatcherAPI").sorted())")
+        #expect(Self.closure(of: "DispatcherAPI") == ["DBus", "CDBus", "Posix", "SafeText", "Routing", "HostNames"],
+                "\(Self.closure(of: "DispatcherAPI").sorted())")
         let library = Self.closure(of: "OpenURL").subtracting(["CDBus"]).union(["OpenURL"])
-        #expect(library.count <= 6, "OpenURL links \(library.sorted())")
+        #expect(library.count <= 7, "OpenURL links \(library.sorted())")
         #expect(library.isDisjoint(with: ["Rules", "LinearRegex", "Router", "XDG", "Desktop"]), "OpenURL links \(library.sorted())")
+    }
+
+    /// System calls are retried on EINTR in one place (`Posix`), so that no
+    /// caller forgets to or spins on another error; and no library aborts
+    /// the program that uses it over run-time data.
+    @Test func interruptedCallsAreRetriedInOnePlace() {
+        for (name, target) in Self.targets where target.path.hasPrefix("Sources/") && name != "Posix" {
+            let root = Binaries.repository + "/" + target.path
+            for file in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where file.hasSuffix(".swift") {
+                let text = (try? String(contentsOfFile: root + "/" + file, encoding: .utf8)) ?? ""
+                for (number, line) in text.split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    #expect(!line.contains("EINTR"), "\(name)/\(file):\(number + 1) handles EINTR itself: \(line)")
+                }
+            }
+        }
     }
 
     /// The pure cores stay pure: no D-Bus, no processes.
