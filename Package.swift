@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
         .target(name: "Desktop", dependencies: ["Posix", "SafeText", "DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
-        .target(name: "ChooserService", dependencies: ["DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
+        .target(name: "ChooserService", dependencies: ["Posix", "DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
         .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
         .target(name: "OpenURLCommand", dependencies: ["Posix", "SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),

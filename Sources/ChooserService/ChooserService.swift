@@ -2,6 +2,7 @@ import DBus
 import Dispatch
 import DispatcherAPI
 import Glibc
+import Posix
 import Router
 import SafeText
 import Synchronization
@@ -47,17 +48,26 @@ public final class ChooserService: Sendable {
         ])
     }
 
+    /// Writes a line as `<N>line` to standard error, which journald reads
+    /// with its priority: what the chooser programs pass as `run`'s `log`.
+    public static func journalLine(_ priority: Int, _ line: String) {
+        try? FileDescriptor.standardError.writeAll(("<\(priority)>" + line + "\n").utf8)
+    }
+
     /// Connects (to `address`, or the session bus), exports the interface,
     /// takes the name, and serves until idle for `idleExit` (`nil`: never)
     /// or until the bus goes away.
+    /// - Parameter log: where the service's lines go, with their syslog
+    ///   priority (3 error, 6 info); the program decides (standard error,
+    ///   for the journal): the library never writes anywhere itself.
     /// - Returns: the exit status: 0 when idle, 1 when the bus could not be
     ///   used or the name is taken.
     public static func run(
-        program: String, address: String?, environment: [String: String], idleExit: Duration?, ask: @escaping Ask
+        program: String, address: String?, environment: [String: String], idleExit: Duration?,
+        log: @escaping @Sendable (_ priority: Int, _ line: String) -> Void, ask: @escaping Ask
     ) async -> Int32 {
         func fail(_ message: String) -> Int32 {
-            let line = "<3>\(program): \(displayable(message))\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
+            log(3, "\(program): \(displayable(message))")
             return 1
         }
         let (events, event) = AsyncStream.makeStream(of: Int32.self)
@@ -105,8 +115,7 @@ public final class ChooserService: Sendable {
         defer { idleWatch?.cancel() }
         for await status in events {
             if status > 128 {
-                let line = "<6>\(program): received \(status == 128 + SIGTERM ? "SIGTERM" : "SIGINT"); exiting\n"
-                _ = line.withCString { write(2, $0, strlen($0)) }
+                log(6, "\(program): received \(status == 128 + SIGTERM ? "SIGTERM" : "SIGINT"); exiting")
                 connection.close()
                 return 0
             }

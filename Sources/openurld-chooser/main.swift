@@ -57,7 +57,7 @@ if service {
     // globals from it would wait for the main actor, whose thread runs GLib.
     Task.detached { [address, idleExit, environment] in
         let status = await ChooserService.run(
-            program: "openurld-chooser", address: address, environment: environment, idleExit: idleExit
+            program: "openurld-chooser", address: address, environment: environment, idleExit: idleExit, log: ChooserService.journalLine
         ) { request in
             ChooserTrace.mark("request")
             return await withCheckedContinuation { continuation in
