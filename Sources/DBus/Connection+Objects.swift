@@ -111,12 +111,12 @@ extension Connection {
         return true
     }
 
-    private enum Routing {
+    private enum Delivery {
         case reply(Result<[Value], DBusError>)
         case run(ExportedMethod, MethodCall)
     }
 
-    private func route(_ message: Message) -> Routing {
+    private func route(_ message: Message) -> Delivery {
         guard let path = message.path, let member = message.member else {
             return .reply(.failure(.invalidArgs("method call without path or member")))
         }

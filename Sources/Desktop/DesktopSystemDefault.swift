@@ -87,10 +87,9 @@ public final class DesktopSystemDefault: SystemDefault {
 
     /// Opens `url` with a target (`Open=`): an application, one of its
     /// desktop actions (`id:action`), or a browser profile (`id@profile`).
-    public func open(_ url: ValidatedURL, withApplication written: String, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
         let admitted: AdmittedURL
         do { admitted = try admit(url) } catch { return .refused(reason: error.reason) }
-        guard let target = Target(written) else { return .noApplication(reason: "'\(written)' is not a target (ID, ID:ACTION or ID@PROFILE)") }
         let id = target.applicationID
         let catalog: ApplicationCatalog
         do { catalog = try database.catalog() } catch {

@@ -1,4 +1,5 @@
 import DBus
+import Routing
 
 extension DispatcherAPI {
     /// Which URLs a handler wants and how it ranks: `RegisterHandler`'s
@@ -6,13 +7,10 @@ extension DispatcherAPI {
     /// daemon, `openurl handle`, `HandlerHost` and the `OpenURL` library
     /// (as `URLHandlerMatch`) all read and write it through this type.
     public struct HandlerMatch: Sendable, Equatable {
-        /// Whom the handler answers for.
-        public enum Scope: String, Sendable {
-            /// Every program's URLs.
-            case session
-            /// Only URLs the registering connection opens.
-            case caller
-        }
+        /// Whom the handler answers for: `session` (every program's URLs) or
+        /// `caller` (only those its own connection opens). One type with the
+        /// walk's (`HandlerSpec.Scope`).
+        public typealias Scope = HandlerSpec.Scope
 
         /// Schemes, e.g. `["https", "http"]`, or `["*"]` for every scheme.
         public var schemes: [String]

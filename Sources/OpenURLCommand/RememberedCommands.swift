@@ -18,7 +18,7 @@ struct RememberedCommands {
         let (rules, diagnostics) = file.rules()
         for diagnostic in diagnostics { Console.error("\(diagnostic)") }
         let rows = rules.filter { $0.name.hasPrefix(RememberedChoices.namePrefix) }.map { rule -> [String] in
-            let target = if case .open(let id)? = rule.action { id } else { rule.effectDescription }
+            let target = if case .open(let opened)? = rule.action { opened.description } else { rule.effectDescription }
             return [String(rule.name.dropFirst(RememberedChoices.namePrefix.count)), rule.spec.schemes.joined(separator: ","), target]
         }
         if json {

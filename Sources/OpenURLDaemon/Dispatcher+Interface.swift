@@ -146,7 +146,7 @@ extension Dispatcher {
     private func dispatchCounted(
         _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init(),
         notifying: Bool = false
-    ) async throws(DBusError) -> Dispatch {
+    ) async throws(DBusError) -> Route {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
         defer { endWork() }
         return await dispatch(url, caller: caller, activationToken: activationToken, asking: asking, notifying: notifying)
@@ -156,9 +156,9 @@ extension Dispatcher {
     /// walk waits for the person in the chooser; the walk goes on meanwhile,
     /// counted as work in flight, and opens (or not) when they answer. What
     /// it then fails to open no caller hears of: it is shown as a notification.
-    private func dispatchAnsweringWhenAsking(_ url: ValidatedURL, caller: BusName, activationToken: String?) async throws(DBusError) -> Dispatch? {
+    private func dispatchAnsweringWhenAsking(_ url: ValidatedURL, caller: BusName, activationToken: String?) async throws(DBusError) -> Route? {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
-        let first = FirstAnswer<Dispatch?>()
+        let first = FirstAnswer<Route?>()
         return await withCheckedContinuation { continuation in
             first.wait(continuation)
             Task {
@@ -169,7 +169,7 @@ extension Dispatcher {
         }
     }
 
-    static func describe(_ dispatch: Dispatch) -> DispatcherAPI.OpenResult {
+    static func describe(_ dispatch: Route) -> DispatcherAPI.OpenResult {
         DispatcherAPI.OpenResult(
             accepted: dispatch.outcome.isAccepted, outcome: dispatch.outcome, url: dispatch.finalURL.text, handler: dispatch.handler,
             rule: dispatch.rule, application: dispatch.application, message: dispatch.message)

@@ -76,7 +76,8 @@ public final class Dispatcher: Sendable {
     }
 
     /// The result of one dispatch, as `OpenURLWithOptions` reports it.
-    public typealias Dispatch = Router<HandlerEndpoint>.Route
+    /// What a walk decided, as the daemon reports and logs it.
+    public typealias Route = Router<HandlerEndpoint>.Route
 
     /// The router for one walk: the registry's handlers asked over D-Bus,
     /// `rules` as loaded when the walk began.
@@ -100,7 +101,7 @@ public final class Dispatcher: Sendable {
     ///   caller has nobody to tell: `openurl` with no terminal). A rule that
     ///   fails is always shown: the walk goes on, so no caller hears of it.
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?,
-                         asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Dispatch {
+                         asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Route {
         // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.
@@ -120,7 +121,7 @@ public final class Dispatcher: Sendable {
     /// Shows a walk that could not open its URL. A link someone decided not
     /// to open (`discarded`: a handler, a rule, the person in the chooser) is
     /// not a failure and is not shown.
-    func notifyIfFailed(_ route: Dispatch, of url: ValidatedURL) {
+    func notifyIfFailed(_ route: Route, of url: ValidatedURL) {
         switch route.outcome {
         case .handled, .opened, .discarded: return
         case .noApplication, .launchFailed, .refused, .undecided:
@@ -210,7 +211,7 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func log(_ dispatch: Dispatch, of url: ValidatedURL, caller: BusName, appID: String) {
+    private func log(_ dispatch: Route, of url: ValidatedURL, caller: BusName, appID: String) {
         let shown = configuration.verbose ? url.text : url.redacted
         let who = appID.isEmpty ? caller.rawValue : "\(caller) (\(appID))"
         var line = "open \(shown) from \(who): \(dispatch.outcome.rawValue)"

@@ -128,7 +128,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
             case .target(let target, let chosen, let freshToken, let scope):
                 if let freshToken { token = freshToken }
                 let launch = await LaunchDeadline.$current.withValue(end) {
-                    await fallback.open(chosen, withApplication: target.description, activationToken: token)
+                    await fallback.open(chosen, with: target, activationToken: token)
                 }
                 let application: String
                 switch launch {

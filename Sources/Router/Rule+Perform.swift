@@ -27,8 +27,8 @@ extension Rule {
         case .ask:
             // The router asks the person itself; performed alone, the rule cannot.
             return Performance(answer: .failed("Ask= needs a chooser, and none is given here"), application: nil)
-        case .open(let result, let id):
-            launch = await launcher.open(result, withApplication: id, activationToken: activationToken)
+        case .open(let result, let target):
+            launch = await launcher.open(result, with: target, activationToken: activationToken)
         case .exec(let result, let commandLine):
             launch = await launcher.run(commandLine, with: result, name: "rule-" + name, activationToken: activationToken)
         }

@@ -21,7 +21,7 @@ public protocol SystemDefault: Sendable {
     /// Opens `url` with the default application.
     func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult
     /// Opens `url` with the application `id` names (a rule's `Open=`), whatever the defaults say.
-    func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult
+    func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult
     /// Runs `commandLine` (Exec syntax, no shell) with `url` (a rule's `Exec=`);
     /// `name` identifies it in logs.
     func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult
@@ -50,7 +50,7 @@ extension SystemDefault {
     public var defaultsFiles: [(directory: String, name: String)] { [] }
     public func defaultsChanged() {}
     /// By default, no application can be named: for fallbacks in tests of the chain alone.
-    public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
         .noApplication(reason: "this fallback opens no named applications")
     }
     /// By default, nothing can be offered.

@@ -6,8 +6,8 @@ import XDG
 public struct Rule: Sendable {
     /// What a rule does once its conditions hold, after stripping and rewriting.
     public enum Action: Sendable, Equatable {
-        /// `Open=`: open the URL with this desktop-file ID, bypassing the defaults.
-        case open(applicationID: String)
+        /// `Open=`: open the URL with this target, bypassing the defaults.
+        case open(Target)
         /// `Exec=`: run this command line (desktop-entry Exec syntax, no shell).
         case exec(commandLine: String)
         /// `Result=`: answer like a handler would.
@@ -68,8 +68,8 @@ public struct Rule: Sendable {
             return .passOn(result)
         case .result(let answer)?:
             return .answer(answer, result)
-        case .open(let id)?:
-            return .open(result, applicationID: id)
+        case .open(let target)?:
+            return .open(result, with: target)
         case .exec(let commandLine)?:
             return .exec(result, commandLine: commandLine)
         case .useDefault?:
@@ -86,8 +86,8 @@ public enum RuleEffect: Sendable, Equatable {
     case passOn(ValidatedURL)
     /// Stop with this answer (`handled` or `discarded`) for this URL.
     case answer(HandlerAnswer, ValidatedURL)
-    /// Open this URL with this application; `handled` once it started.
-    case open(ValidatedURL, applicationID: String)
+    /// Open this URL with this target; `handled` once it started.
+    case open(ValidatedURL, with: Target)
     /// Run this command line with this URL; `handled` once it started.
     case exec(ValidatedURL, commandLine: String)
     /// Stop asking: the system default opens this URL.

@@ -136,10 +136,10 @@ public enum RuleParser {
             return .ask(targets: targets)
         }
         if let id = group.value("Open").map(KeyFile.unescape) {
-            guard Target(id) != nil else {
+            guard let target = Target(id) else {
                 throw RuleDiagnostic(at("Open"), "Open= takes a target such as firefox.desktop, firefox.desktop:new-private-window or firefox.desktop@work, not '\(id.prefix(64))'")
             }
-            return .open(applicationID: id)
+            return .open(target)
         }
         if let commandLine = group.value("Exec").map(KeyFile.unescape) {
             do {

@@ -209,7 +209,7 @@ final class PreferencesWindow {
         }
         for rule in remembered {
             let host = String(rule.name.dropFirst(RememberedChoices.namePrefix.count))
-            let opened = if case .open(let id)? = rule.action { id } else { rule.effectDescription }
+            let opened = if case .open(let target)? = rule.action { target.description } else { rule.effectDescription }
             let row = row(host, "Opens with " + opened, in: group)
             let forget = button("_Forget", classes: ["flat"])
             gtk_widget_set_valign(openurld_widget(forget), GTK_ALIGN_CENTER)

@@ -23,7 +23,8 @@ struct LibraryTests {
             opened.withLock { $0.append(url.text) }
             return url.scheme == "https" ? .opened(application: "recorder.desktop") : .noApplication(reason: "none")
         }
-        func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+            let id = target.description
             opened.withLock { $0.append(id + " " + url.text) }
             return .opened(application: id)
         }

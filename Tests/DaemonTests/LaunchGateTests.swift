@@ -86,7 +86,7 @@ struct LaunchGateTests {
             let url = try ValidatedURL(text)
             switch path {
             case "fallback": return await fallback.open(url, activationToken: nil)
-            case "Open=": return await fallback.open(url, withApplication: "any.desktop", activationToken: nil)
+            case "Open=": return await fallback.open(url, with: .application("any.desktop"), activationToken: nil)
             default: return await fallback.run("recorder exec %u", with: url, name: "exec", activationToken: nil)
             }
         }

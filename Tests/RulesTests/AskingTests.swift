@@ -20,7 +20,8 @@ struct AskingTests {
             opened.withLock { $0.append("fallback \(url.text)") }
             return .opened(application: "fallback.desktop")
         }
-        func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+            let id = target.description
             opened.withLock { $0.append("\(id) \(url.text) \(activationToken ?? "-")") }
             return .opened(application: id)
         }
@@ -137,7 +138,7 @@ struct AskingTests {
         let parsed = RuleParser.parse(text, path: "r")
         #expect(parsed.diagnostics.isEmpty, "\(parsed.diagnostics)")
         #expect(parsed.rules.map(\.name) == ["remembered *.example.com"])
-        #expect(parsed.rules.first?.action == .open(applicationID: "firefox.desktop@ odd;name"))
+        #expect(parsed.rules.first?.action == .open(.profile("firefox.desktop", profile: " odd;name")))
         #expect(parsed.rules.first?.spec.priority == 5)
         // Added again: replaced, not repeated; another host is kept apart.
         let other = RememberedChoices.Entry(host: "b.example", includesSubdomains: false, schemes: ["mailto"], target: .application("m.desktop"), priority: 0)

@@ -14,7 +14,8 @@ struct CookbookTests {
         let log = Mutex<[Cookbook.Expected]>([])
         func application(for url: ValidatedURL) -> String? { nil }
         func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult { .noApplication(reason: "") }
-        func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+            let id = target.description
             log.withLock { $0.append(.opens(url.text, with: id)) }
             return .opened(application: id)
         }

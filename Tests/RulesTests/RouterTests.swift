@@ -15,7 +15,8 @@ struct RouterTests {
             opened.withLock { $0.append(url.text) }
             return .opened(application: "fallback.desktop")
         }
-        func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+            let id = target.description
             opened.withLock { $0.append("\(id) \(url.text)") }
             return .opened(application: id)
         }

@@ -133,7 +133,7 @@ struct RuleEffectTests {
             Result=systemAction
             """)
         let url = try ValidatedURL("https://a.example/p?x=1&utm_a=2")
-        #expect(rules[0].evaluate(url) == .open(try ValidatedURL("https://b.example/p?x=1"), applicationID: "b.desktop"))
+        #expect(rules[0].evaluate(url) == .open(try ValidatedURL("https://b.example/p?x=1"), with: .application("b.desktop")))
         guard case .failed(let reason) = rules[1].evaluate(url) else { Issue.record("the rewrite was accepted"); return }
         #expect(reason.contains("not valid"))
         #expect(rules[2].evaluate(url) == .passOn(url))

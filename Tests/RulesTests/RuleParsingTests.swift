@@ -39,7 +39,7 @@ struct RuleParsingTests {
         #expect(work.callers.map(\.description) == ["org.gnome.*"])
         #expect(work.stripQuery.map(\.description) == ["utm_*", "fbclid"])
         #expect(work.rewrite?.description == "https://mirror/${host}/$0")
-        #expect(work.action == .open(applicationID: "firefox.desktop"))
+        #expect(work.action == .open(.application("firefox.desktop")))
         #expect(work.isEnabled)
         #expect(rules[1].action == .exec(commandLine: "mpv --title \"a b\" %u"))
         #expect(rules[1].spec.schemes == ["*"])

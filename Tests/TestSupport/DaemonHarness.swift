@@ -30,7 +30,8 @@ public final class RecordingSystemDefault: SystemDefault {
 
     /// What rules asked for: `open ID URL` or `run COMMAND URL`.
     public let ruleLaunches = Mutex<[String]>([])
-    public func open(_ url: ValidatedURL, withApplication id: String, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+            let id = target.description
         ruleLaunches.withLock { $0.append("open \(id) \(url.text)") }
         return .opened(application: id)
     }
