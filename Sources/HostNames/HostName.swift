@@ -27,11 +27,14 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
 
     /// Why a host is not one a browser would go to.
     public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
+        /// What is wrong, as a sentence fragment ("an IPv6 address lacks its closing ']'").
         public let reason: String
         init(_ reason: String) { self.reason = reason }
+        /// The reason.
         public var description: String { reason }
     }
 
+    /// The host as a URL writes it: the domain or IPv4 address, an IPv6 address in brackets.
     public var description: String {
         switch self {
         case .domain(let name), .ipv4(let name): name

@@ -12,6 +12,7 @@ public struct DetectedLink: Sendable, Hashable, CustomStringConvertible {
         case other
     }
 
+    /// What kind of link it is.
     public let kind: Kind
     /// The URL to open: as written for URLs, with `https://`, `mailto:` or
     /// `tel:` added for bare addresses and numbers.
@@ -22,6 +23,7 @@ public struct DetectedLink: Sendable, Hashable, CustomStringConvertible {
     /// Markdown link `[text](url)` for those).
     public let length: Int
 
+    /// A link of `kind` to `url`, covering `length` UTF-8 bytes from `offset`.
     public init(kind: Kind, url: String, offset: Int, length: Int) {
         self.kind = kind
         self.url = url
@@ -29,5 +31,6 @@ public struct DetectedLink: Sendable, Hashable, CustomStringConvertible {
         self.length = length
     }
 
+    /// `KIND OFFSET+LENGTH URL`, for logs and tests.
     public var description: String { "\(kind.rawValue) \(offset)+\(length) \(url)" }
 }

@@ -9,6 +9,7 @@ public struct LinkDetector: Sendable {
     /// The kinds to report.
     public let kinds: Set<DetectedLink.Kind>
 
+    /// A detector reporting `kinds` (by default, every kind).
     public init(kinds: Set<DetectedLink.Kind> = Set(DetectedLink.Kind.allCases)) {
         self.kinds = kinds
     }
