@@ -16,12 +16,12 @@ final class PreferencesWindow {
     private var window: Object!
     private var page: Object?
     private var keepAlive: PreferencesWindow?
-    /// The hosts behind each Forget button.
-    private var forgetButtons: [(button: Object, host: String)] = []
+    /// The Forget buttons, in the list's order (for keeping the focus in it).
+    private var forgetButtons: [Object] = []
     /// The row saying nothing is remembered, when that is so.
     private var rememberedPlaceholder: Object?
-    /// The application behind each "Links no rule decides open in" Use button.
-    private var browserButtons: [(button: Object, id: String)] = []
+    /// What each row's button (Use, Forget) does when pressed.
+    private var rowActions: [(button: Object, run: (PreferencesWindow) -> Void)] = []
 
     /// The window's title and accessible name.
     static let title = "Link Chooser"
@@ -69,7 +69,7 @@ final class PreferencesWindow {
     func refresh() {
         if let page { adw_preferences_window_remove(openurld_preferences_window(window), openurld_preferences_page(page)) }
         forgetButtons = []
-        browserButtons = []
+        rowActions = []
         let page = raw(adw_preferences_page_new())
         self.page = page
         adw_preferences_page_add(openurld_preferences_page(page), openurld_preferences_group(defaultBrowserGroup()))
@@ -136,7 +136,6 @@ final class PreferencesWindow {
         let description = current.map { "Now " + ($0.entry.name) + ": " + $0.reason.rawValue }
             ?? "No other application is set up for https links: they are not opened"
         let group = group("Links No Rule Decides Open In", description: description)
-        browserButtons = []
         for id in choices {
             let shown = catalog.entries[id]?.entry.name ?? id
             let isCurrent = id == current?.entry.id
@@ -147,16 +146,7 @@ final class PreferencesWindow {
                 adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(mark))
                 continue
             }
-            let use = button("_Use", classes: ["flat"])
-            gtk_widget_set_valign(openurld_widget(use), GTK_ALIGN_CENTER)
-            openurld_accessible_description(use, "Open the links no rule decides in " + shown)
-            browserButtons.append((use, id))
-            connect(use, "clicked", self) { button, data in
-                let preferences = target(data, as: PreferencesWindow.self)
-                guard let id = preferences.browserButtons.first(where: { $0.button == button })?.id else { return }
-                preferences.chooseBrowserBehind(id)
-            }
-            adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(use))
+            addButton("_Use", describedAs: "Open the links no rule decides in " + shown, to: row) { $0.chooseBrowserBehind(id) }
         }
         return group
     }
@@ -211,28 +201,39 @@ final class PreferencesWindow {
             let host = String(rule.name.dropFirst(RememberedChoices.namePrefix.count))
             let opened = if case .open(let target)? = rule.action { target.description } else { rule.effectDescription }
             let row = row(host, "Opens with " + opened, in: group)
-            let forget = button("_Forget", classes: ["flat"])
-            gtk_widget_set_valign(openurld_widget(forget), GTK_ALIGN_CENTER)
-            openurld_accessible_description(forget, "Forget the choice for " + host)
-            forgetButtons.append((forget, host))
-            connect(forget, "clicked", self) { button, data in
-                let preferences = target(data, as: PreferencesWindow.self)
-                guard let host = preferences.forgetButtons.first(where: { $0.button == button })?.host else { return }
+            let index = forgetButtons.count
+            forgetButtons.append(addButton("_Forget", describedAs: "Forget the choice for " + host, to: row) { preferences in
                 let bare = host.hasPrefix("*.") ? String(host.dropFirst(2)) : host
-                let index = preferences.forgetButtons.firstIndex { $0.button == button } ?? 0
                 _ = try? RememberedChoiceFile(base: preferences.base).forget(bare)
                 preferences.refresh()
                 preferences.focusRemembered(near: index)
-            }
-            adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(forget))
+            })
         }
         return group
+    }
+
+    /// A flat button at the end of `row`, described for assistive
+    /// technology, that runs `run` when pressed.
+    @discardableResult
+    private func addButton(_ label: String, describedAs description: String, to row: Object, run: @escaping (PreferencesWindow) -> Void) -> Object {
+        let button = button(label, classes: ["flat"])
+        gtk_widget_set_valign(openurld_widget(button), GTK_ALIGN_CENTER)
+        openurld_accessible_description(button, description)
+        rowActions.append((button, run))
+        connect(button, "clicked", self) { button, data in
+            let preferences = target(data, as: PreferencesWindow.self)
+            // Found first, then run: running rebuilds the page and the list of actions.
+            guard let run = preferences.rowActions.first(where: { $0.button == button })?.run else { return }
+            run(preferences)
+        }
+        adw_action_row_add_suffix(openurld_action_row(row), openurld_widget(button))
+        return button
     }
 
     /// After a Forget, the page is built anew: the keyboard focus stays in
     /// the list, on the Forget now at `index` (or the last), not at the top.
     private func focusRemembered(near index: Int) {
-        if let next = forgetButtons.isEmpty ? nil : forgetButtons[min(index, forgetButtons.count - 1)].button {
+        if let next = forgetButtons.isEmpty ? nil : forgetButtons[min(index, forgetButtons.count - 1)] {
             gtk_widget_grab_focus(openurld_widget(next))
         } else if let placeholder = rememberedPlaceholder {
             gtk_widget_grab_focus(openurld_widget(placeholder))
