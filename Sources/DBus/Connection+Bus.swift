@@ -35,7 +35,8 @@ extension Connection {
     public func requestName(
         _ name: BusName, allowReplacement: Bool = false, replaceExisting: Bool = false, queue: Bool = false
     ) async throws(DBusError) -> NameRequestResult {
-        precondition(!name.isUnique, "unique names cannot be requested")
+        // The bus would refuse it too; said here, without a round trip, and never a crash.
+        guard !name.isUnique else { throw .invalidArgs("a unique name (\(name)) cannot be requested; only well-known names can") }
         let flags: UInt32 = (allowReplacement ? 1 : 0) | (replaceExisting ? 2 : 0) | (queue ? 0 : 4)
         let reply = try await callBus("RequestName", [.string(name.rawValue), .uint32(flags)]).decode(UInt32.self)
         guard let result = NameRequestResult(rawValue: reply) else {

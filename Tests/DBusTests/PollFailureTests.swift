@@ -52,3 +52,16 @@ import TestSupport
         }
     }
 }
+
+/// Run-time data never crashes the library: a unique name passed to
+/// `requestName` is an error, as the bus would answer, not a precondition.
+@Suite struct RequestNameTests {
+    @Test func aUniqueNameCannotBeRequestedAndSaysSo() async throws {
+        try await withPrivateBus { bus in
+            let connection = try await bus.connect()
+            defer { connection.close() }
+            let error = await #expect(throws: DBusError.self) { _ = try await connection.requestName(connection.uniqueName) }
+            #expect(error?.name == .invalidArgs)
+        }
+    }
+}
