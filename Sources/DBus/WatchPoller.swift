@@ -33,6 +33,8 @@ final class WatchPoller: Sendable {
     private struct State {
         var enabled: [ObjectIdentifier: Entry] = [:]
         var stopped = false
+        /// The wake-up pipe is closed: the thread has ended (stopped, or its poll failed).
+        var closed = false
     }
 
     private let state = Mutex(State())
@@ -94,9 +96,14 @@ final class WatchPoller: Sendable {
         wake()
     }
 
+    /// Under the lock that closing takes too: a wake-up never writes to a
+    /// descriptor number the thread has closed (and the process reused).
     private func wake() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
+        state.withLock { state in
+            guard !state.closed else { return }
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
+        }
     }
 
     private func startThread() throws(DBusError) {
@@ -116,8 +123,11 @@ final class WatchPoller: Sendable {
 
     private func run() {
         defer {
-            close(wakeRead)
-            close(wakeWrite)
+            state.withLock { state in
+                state.closed = true
+                close(wakeRead)
+                close(wakeWrite)
+            }
         }
         var drain = [UInt8](repeating: 0, count: 64)
         while true {
