@@ -24,6 +24,11 @@ public struct MimeGlobs: Sendable, Equatable {
     ///   texts of its `globs2`, `aliases` and `subclasses` files (`nil` when missing).
     public init(directories: [(globs2: String?, aliases: String?, subclasses: String?)]) {
         var cleared = Set<String>()
+        // update-mime-database writes each case-sensitive glob twice, with
+        // `:cs` and again without it for readers that know no flags; the
+        // first line of a pattern for a type is the one that counts, as in
+        // GLib's reader, or `*.C` (C++) would also take every `*.c` file.
+        var seen = Set<String>()
         for directory in directories {
             // Globs of all directories add up, except that __NOGLOBS__ in a
             // more important directory drops a type's globs from less important ones.
@@ -38,6 +43,7 @@ public struct MimeGlobs: Sendable, Equatable {
                     continue
                 }
                 let flags = fields.count > 3 ? fields[3].split(separator: ",") : []
+                guard seen.insert(type + "\u{0}" + fields[2]).inserted else { continue }
                 globs.append(Glob(weight: weight, type: type, pattern: String(fields[2]), caseSensitive: flags.contains("cs")))
             }
             cleared.formUnion(clearedHere)

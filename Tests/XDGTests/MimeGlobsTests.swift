@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import XDG
 
@@ -43,5 +44,43 @@ import XDG
         #expect(Self.globs.lineage(of: "text/xml") == ["application/xml", "text/plain"])
         #expect(Self.globs.lineage(of: "text/markdown") == ["text/markdown", "text/plain"])
         #expect(Self.globs.lineage(of: "inode/directory") == ["inode/directory"])
+    }
+}
+
+/// Case-sensitive globs as `update-mime-database` writes them: each twice,
+/// with `:cs` and again without flags for readers that know none. The first
+/// line of a pattern for a type counts (as in GLib); read as two, `*.C` took
+/// every `*.c` file for C++ (issue 25).
+@Suite struct CaseSensitiveGlobTests {
+    static let written = MimeGlobs(directories: [(globs2: """
+        50:text/x-c++src:*.C:cs
+        50:text/x-c++src:*.C
+        50:text/x-csrc:*.c:cs
+        50:text/x-csrc:*.c
+        50:application/x-core:core:cs
+        50:application/x-core:core
+        50:text/x-genie:*.gs:cs
+        50:text/x-genie:*.gs
+        """, aliases: nil, subclasses: nil)])
+
+    @Test(arguments: [
+        ("main.c", "text/x-csrc"), ("main.C", "text/x-c++src"), ("core", "application/x-core"), ("CORE", nil),
+        ("x.gs", "text/x-genie"), ("X.GS", nil),
+    ] as [(String, String?)])
+    func asWritten(name: String, type: String?) {
+        #expect(Self.written.type(ofFileNamed: name) == type, "\(name)")
+    }
+
+    /// The machine's own database (shared-mime-info), as the desktop reads it.
+    @Test func theMachinesDatabase() throws {
+        let read = { (name: String) in (try? String(contentsOfFile: "/usr/share/mime/" + name, encoding: .utf8)) }
+        let globs2 = try #require(read("globs2"), "shared-mime-info is not installed (scripts/ensure-deps test)")
+        let database = MimeGlobs(directories: [(globs2: globs2, aliases: read("aliases"), subclasses: read("subclasses"))])
+        #expect(database.type(ofFileNamed: "main.c") == "text/x-csrc")
+        #expect(database.type(ofFileNamed: "main.C") == "text/x-c++src")
+        #expect(database.type(ofFileNamed: "core") == "application/x-core")
+        #expect(database.type(ofFileNamed: "CORE") != "application/x-core")
+        #expect(database.type(ofFileNamed: "X.GS") != "text/x-genie")
+        #expect(database.type(ofFileNamed: "page.HTML") == "text/html", "case-insensitive globs still match any case")
     }
 }
