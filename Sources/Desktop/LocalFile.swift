@@ -21,6 +21,11 @@ public struct LocalFile: Sendable, Equatable {
         if let host = url.host?.description, !host.isEmpty, host != "localhost" {
             throw Refusal(reason: "file: URLs of other hosts (\(host)) cannot be opened here")
         }
+        // An encoded "/" is part of no file name (RFC 3986 section 2.2, RFC 8089):
+        // decoded, `sub%2Fb.txt` would open `sub/b.txt`, another file.
+        guard !url.path.lowercased().contains("%2f") else {
+            throw Refusal(reason: "the file: URL's path has an encoded '/' (%2F), which no file name can contain")
+        }
         guard let decoded = percentDecoded(url.path), decoded.hasPrefix("/"), !decoded.utf8.contains(0) else {
             throw Refusal(reason: "the file: URL's path is not a valid local path")
         }

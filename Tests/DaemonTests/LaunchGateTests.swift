@@ -73,6 +73,10 @@ struct LaunchGateTests {
             try tree.write("home/" + name, "#!/bin/sh\n")
             files[name] = "file://" + tree.root + "/home/" + name
         }
+        // An encoded "/" (issue 25): decoded, it would name home/sub/b.txt, a
+        // plain text file that would open.
+        try tree.write("home/sub/b.txt", "plain\n")
+        files["sub%2Fb.txt"] = "file://" + tree.root + "/home/sub%2Fb.txt"
         return (tree, files)
     }
 

@@ -18,6 +18,12 @@ import XDG
             ("app.desktop", "application/x-desktop"),
         ]
         for (name, type) in expected { #expect(real.type(ofFileNamed: name) == type, "\(name)") }
+        // Case-sensitive globs, each written twice (issue 25): *.c is C, *.C C++, core a core dump, CORE not.
+        for (name, type) in [("main.c", "text/x-csrc"), ("main.C", "text/x-c++src"), ("core", "application/x-core")] {
+            #expect(real.type(ofFileNamed: name) == type, "\(name)")
+        }
+        #expect(real.type(ofFileNamed: "CORE") != "application/x-core")
+        #expect(real.type(ofFileNamed: "X.GS") != "text/x-genie")
         #expect(real.lineage(of: "application/xhtml+xml").contains("application/xml"))
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 import XDG
 
@@ -69,18 +68,5 @@ import XDG
     ] as [(String, String?)])
     func asWritten(name: String, type: String?) {
         #expect(Self.written.type(ofFileNamed: name) == type, "\(name)")
-    }
-
-    /// The machine's own database (shared-mime-info), as the desktop reads it.
-    @Test func theMachinesDatabase() throws {
-        let read = { (name: String) in (try? String(contentsOfFile: "/usr/share/mime/" + name, encoding: .utf8)) }
-        let globs2 = try #require(read("globs2"), "shared-mime-info is not installed (scripts/ensure-deps test)")
-        let database = MimeGlobs(directories: [(globs2: globs2, aliases: read("aliases"), subclasses: read("subclasses"))])
-        #expect(database.type(ofFileNamed: "main.c") == "text/x-csrc")
-        #expect(database.type(ofFileNamed: "main.C") == "text/x-c++src")
-        #expect(database.type(ofFileNamed: "core") == "application/x-core")
-        #expect(database.type(ofFileNamed: "CORE") != "application/x-core")
-        #expect(database.type(ofFileNamed: "X.GS") != "text/x-genie")
-        #expect(database.type(ofFileNamed: "page.HTML") == "text/html", "case-insensitive globs still match any case")
     }
 }
