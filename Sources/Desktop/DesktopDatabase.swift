@@ -109,7 +109,8 @@ public final class DesktopDatabase: Sendable {
                 (files, directories) = try scan()
                 directorySignature = directories.flatMap(FileSystem.signature)
             }
-            let mimeAppsSignature = mimeAppsPaths().map(\.path).flatMap(FileSystem.signature)
+            // The MIME database's aliases name types too: a change to them is a change of defaults.
+            let mimeAppsSignature = (mimeAppsPaths().map(\.path) + aliasesPaths()).flatMap(FileSystem.signature)
             let now = ContinuousClock.now
             if var cached, cached.directorySignature == directorySignature, cached.mimeAppsSignature == mimeAppsSignature {
                 if now - cached.filesCheckedAt < inPlaceEditLatency { return (cached.catalog, cached.generation) }
@@ -120,7 +121,7 @@ public final class DesktopDatabase: Sendable {
                 }
             }
             let fileSignature = files.map(\.path).flatMap(FileSystem.signature)
-            let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files))
+            let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files), aliases: loadAliases())
             let generation = cache.withLock { cache in
                 let generation = (cache?.generation ?? 0) + 1
                 cache = Cached(directories: directories, directorySignature: directorySignature, files: files, fileSignature: fileSignature,
@@ -135,6 +136,14 @@ public final class DesktopDatabase: Sendable {
     }
 
     /// Every `mimeapps.list` path in lookup order, with its level's properties.
+    /// Each data directory's `mime/aliases`, most important first.
+    func aliasesPaths() -> [String] { ([base.dataHome] + base.dataDirs).map { $0 + "/mime/aliases" } }
+
+    /// The aliases of the MIME database (the first directory naming an alias wins).
+    private func loadAliases() -> [String: String] {
+        MimeGlobs(directories: aliasesPaths().map { (globs2: nil, aliases: (try? FileSystem.read($0)) ?? nil, subclasses: nil) }).aliases
+    }
+
     func mimeAppsPaths() -> [(path: String, isDesktopSpecific: Bool, scope: Int)] {
         let names = MimeAppsList.fileNames(currentDesktop: currentDesktop)
         var directories: [(String, Int)] = [(base.configHome, 0)] + base.configDirs.map { ($0, 0) }

@@ -18,10 +18,28 @@ public struct ApplicationCatalog: Sendable {
     public let levels: [MimeAppsList]
     /// Every installed, visible entry by ID (the first in precedence wins).
     public let entries: [String: Installed]
+    /// The MIME database's aliases, alias → canonical type.
+    public let aliases: [String: String]
+    /// Canonical type → its aliases, sorted.
+    private let aliasesOf: [String: [String]]
 
-    public init(levels: [MimeAppsList], entries: [String: Installed]) {
+    /// - Parameter aliases: the MIME database's `aliases` (alias → canonical
+    ///   type): a type is looked up under every name it has, in
+    ///   `mimeapps.list` keys and in entries' `MimeType=` alike.
+    public init(levels: [MimeAppsList], entries: [String: Installed], aliases: [String: String] = [:]) {
         self.levels = levels
         self.entries = entries
+        self.aliases = aliases
+        var aliasesOf: [String: [String]] = [:]
+        for (alias, canonical) in aliases { aliasesOf[canonical, default: []].append(alias) }
+        self.aliasesOf = aliasesOf.mapValues { $0.sorted() }
+    }
+
+    /// Every name of `mimeType`: its canonical name first, then its aliases
+    /// (an alias is another name for the same type, shared-mime-info says).
+    public func names(of mimeType: String) -> [String] {
+        let canonical = aliases[mimeType] ?? mimeType
+        return [canonical] + (aliasesOf[canonical] ?? [])
     }
 
     /// What the catalog needs to know about the system.
@@ -116,9 +134,11 @@ public struct ApplicationCatalog: Sendable {
     /// `[Default Applications]` lines name, level by level.
     public func currentDefault(for mimeType: String, system: System) -> DesktopEntry? {
         for level in levels {
-            for id in level.defaults[mimeType] ?? [] {
-                guard let installed = entries[id] else { continue }
-                if isDispatcher(installed.entry, system: system) || isUsable(installed.entry, system: system) { return installed.entry }
+            for name in names(of: mimeType) {
+                for id in level.defaults[name] ?? [] {
+                    guard let installed = entries[id] else { continue }
+                    if isDispatcher(installed.entry, system: system) || isUsable(installed.entry, system: system) { return installed.entry }
+                }
             }
         }
         return nil
@@ -140,8 +160,10 @@ public struct ApplicationCatalog: Sendable {
     /// The first usable application a mimeapps.list `[Default Applications]` names for `mimeType`.
     private func explicitDefault(for mimeType: String, system: System) -> DesktopEntry? {
         for level in levels {
-            for id in level.defaults[mimeType] ?? [] {
-                if let installed = entries[id], isUsable(installed.entry, system: system) { return installed.entry }
+            for name in names(of: mimeType) {
+                for id in level.defaults[name] ?? [] {
+                    if let installed = entries[id], isUsable(installed.entry, system: system) { return installed.entry }
+                }
             }
         }
         return nil
@@ -158,11 +180,14 @@ public struct ApplicationCatalog: Sendable {
             guard !blocked.contains(id), entries[id] != nil, seen.insert(id).inserted else { return }
             ordered.append(id)
         }
+        let names = names(of: mimeType)
         for level in levels where !level.isDesktopSpecific {
-            for id in level.added[mimeType] ?? [] where isInScope(id, from: level.scope) { add(id) }
-            for id in level.removed[mimeType] ?? [] where isInScope(id, from: level.removalScope) { blocked.insert(id) }
+            for name in names {
+                for id in level.added[name] ?? [] where isInScope(id, from: level.scope) { add(id) }
+                for id in level.removed[name] ?? [] where isInScope(id, from: level.removalScope) { blocked.insert(id) }
+            }
         }
-        let listing = entries.values.filter { $0.entry.mimeTypes.contains(mimeType) }
+        let listing = entries.values.filter { installed in names.contains(where: installed.entry.mimeTypes.contains) }
             .sorted { ($0.directoryIndex, $0.entry.id) < ($1.directoryIndex, $1.entry.id) }
         for installed in listing { add(installed.entry.id) }
         return ordered

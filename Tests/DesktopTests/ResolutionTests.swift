@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import XDG
 
 @testable import Desktop
 
@@ -11,6 +12,29 @@ import TestSupport
         environment["XDG_CURRENT_DESKTOP"] = desktop
         let catalog = try! DesktopDatabase(environment: environment).catalog()
         return catalog.defaultApplication(for: "x-scheme-handler/" + scheme, system: DesktopDatabase.system(path: environment["PATH"]))?.id
+    }
+
+    /// An alias is another name for the same type (shared-mime-info): a
+    /// default, an added or removed association, or an application's
+    /// `MimeType=` under the alias counts for the type, and the reverse
+    /// (issue 25: `application/x-pdf=okular.desktop` was ignored, an
+    /// application listing only `application/x-gzip` was not offered for gzip).
+    @Test func aliasesNameTheSameType() throws {
+        let tree = try XDGTree()
+        try tree.write("usr/share/mime/aliases", "application/x-pdf application/pdf\napplication/x-gzip application/gzip\n")
+        for (id, types) in [("evince.desktop", "application/pdf;"), ("okular.desktop", "application/pdf;"),
+                            ("ark.desktop", "application/x-gzip;"), ("fileroller.desktop", "application/gzip;")] {
+            try tree.write("usr/share/applications/" + id, "[Desktop Entry]\nType=Application\nName=\(id)\nExec=recorder \(id) %f\nMimeType=\(types)\n")
+        }
+        func catalog() throws -> ApplicationCatalog { try DesktopDatabase(environment: tree.environment).catalog() }
+        let system = DesktopDatabase.system(path: tree.environment["PATH"])
+        try tree.write("config/mimeapps.list", "[Default Applications]\napplication/x-pdf=okular.desktop\n")
+        #expect(try catalog().defaultApplication(for: "application/pdf", system: system)?.id == "okular.desktop")
+        #expect(try catalog().defaultApplication(for: "application/x-pdf", system: system)?.id == "okular.desktop")
+        #expect(try catalog().associatedApplications(for: "application/gzip") == ["ark.desktop", "fileroller.desktop"])
+        try tree.write("config/mimeapps.list", "[Removed Associations]\napplication/x-gzip=ark.desktop;\n[Added Associations]\napplication/x-pdf=okular.desktop;\n")
+        #expect(try catalog().associatedApplications(for: "application/gzip") == ["fileroller.desktop"])
+        #expect(try catalog().associatedApplications(for: "application/pdf").first == "okular.desktop")
     }
 
     @Test func theUsersDefaultWins() throws {
