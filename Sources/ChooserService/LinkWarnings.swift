@@ -15,6 +15,8 @@ public struct LinkPresentation: Sendable, Equatable {
     public let warnings: [LinkWarning]
 
     public init(_ url: ValidatedURL, linkText: String? = nil) {
+        // Decided once: the host line and every warning show the host alike.
+        let display: HostDisplay? = if case .name(let ascii)? = url.host { HostDisplay(ascii) } else { nil }
         let text = url.text
         var before = text
         var host = ""
@@ -40,12 +42,12 @@ public struct LinkPresentation: Sendable, Equatable {
             after = String(text[hostEnd...])
             // An internationalised host is shown as the display policy says,
             // whichever form the link was written in: never a look-alike in Unicode.
-            if case .name(let ascii)? = url.host, HostDisplay(ascii).isInternational { host = HostDisplay(ascii).shown }
+            if let display, display.isInternational { host = display.shown }
         }
         beforeHost = before
         self.host = host
         afterHost = after
-        warnings = LinkWarning.all(for: url, userInfo: userInfo, linkText: linkText)
+        warnings = LinkWarning.all(for: url, display: display, userInfo: userInfo, linkText: linkText)
     }
 }
 
@@ -74,6 +76,9 @@ public enum LinkWarning: Sendable, Equatable {
     case lookAlike(readsAs: String, ascii: String)
     /// The host's letters come from scripts that real names do not mix (a homograph trick).
     case mixedScripts
+    /// A label's letters are all `script` letters that read as Latin ones, though
+    /// no whole Latin name can be named; it is shown in ASCII.
+    case lookAlikeLetters(script: String)
     /// The host has characters no browser shows in an address.
     case unusualCharacters
     /// The link's text names another host than the one it goes to.
@@ -88,6 +93,7 @@ public enum LinkWarning: Sendable, Equatable {
         case .lookAlike(let readsAs, let ascii): "This is not \(readsAs): its letters only look like it. Its real name is \(ascii)."
         case .mixedScripts: "The host mixes letters of different alphabets, as look-alike addresses do; it is shown in ASCII."
         case .unusualCharacters: "The host has characters browsers do not show in addresses; it is shown in ASCII."
+        case .lookAlikeLetters(let script): "The host has a part written in \(script) letters that look like Latin ones; it is shown in ASCII."
         case .textDiffers(let shown, let host): "The link's text shows \(shown), but it goes to \(host)."
         }
     }
@@ -101,28 +107,28 @@ public enum LinkWarning: Sendable, Equatable {
         case .lookAlike(let readsAs, _): "NOT \(readsAs)"
         case .mixedScripts: "mixed alphabets"
         case .unusualCharacters: "unusual characters"
+        case .lookAlikeLetters: "look-alike letters"
         case .textDiffers(let shown, let host): "text says \(shown), goes to \(host)"
         }
     }
 
-    static func all(for url: ValidatedURL, userInfo: String?, linkText: String?) -> [LinkWarning] {
+    /// - Parameter display: how the URL's host (a name) is shown; `nil` for an address.
+    static func all(for url: ValidatedURL, display: HostDisplay?, userInfo: String?, linkText: String?) -> [LinkWarning] {
         var warnings: [LinkWarning] = []
         // Hosts named in warnings as the window shows them: never a look-alike in Unicode.
-        let host: String = switch url.host {
-        case .name(let ascii)?: HostDisplay(ascii).shown
-        case let other?: other.description
-        case nil: ""
-        }
+        let host = display?.shown ?? url.host?.description ?? ""
         if url.scheme == "http" { warnings.append(.notEncrypted) }
         if let userInfo, !userInfo.isEmpty { warnings.append(.userInfo(shown: userInfo, host: host)) }
-        if case .name(let ascii)? = url.host {
-            let display = HostDisplay(ascii)
-            if let readsAs = display.readsAs { warnings.append(.lookAlike(readsAs: readsAs, ascii: ascii)) }
+        if let display {
+            if let readsAs = display.readsAs { warnings.append(.lookAlike(readsAs: readsAs, ascii: display.ascii)) }
             switch display.problem {
             case .mixedScripts?: warnings.append(.mixedScripts)
             case .unusualCharacters?: warnings.append(.unusualCharacters)
+            // A look-alike label beside a Unicode one reads as no Latin name
+            // to name; it is shown in ASCII all the same, and says why.
+            case .lookAlike(let script)? where display.readsAs == nil: warnings.append(.lookAlikeLetters(script: script.rawValue))
             case .lookAlike?: break
-            case nil: if display.isInternational { warnings.append(.internationalHost(ascii: ascii)) }
+            case nil: if display.isInternational { warnings.append(.internationalHost(ascii: display.ascii)) }
             }
         }
         if let linkText, let shown = shownHost(in: linkText), case .name(let actual)? = url.host, shown != actual,

@@ -171,6 +171,8 @@ struct AskingTests {
         ("https://xn--80ak6aa92e.com/", nil, [.lookAlike(readsAs: "apple.com", ascii: "xn--80ak6aa92e.com")]),
         ("https://аррӏе.com/", nil, [.lookAlike(readsAs: "apple.com", ascii: "xn--80ak6aa92e.com")]),
         ("https://xn--i-7iq.ws/", nil, [.unusualCharacters]),
+        // A look-alike label beside a Unicode one: no Latin name to say, still shown in ASCII, and said why.
+        ("https://аррӏе.рф.com/", nil, [.lookAlikeLetters(script: "Cyrillic")]),
         ("https://evil.example/", "https://bank.example/login", [.textDiffers(shown: "bank.example", host: "evil.example")]),
         ("https://www.bank.example/", "bank.example", []),
     ] as [(String, String?, [LinkWarning])])
