@@ -19,12 +19,17 @@ public struct BusChooser: Chooser {
 
     public func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
         let reply: [Value]
+        let clock = ContinuousClock()
+        let start = clock.now
         do {
             reply = try await connection.call(
                 DispatcherAPI.chooserBusName, DispatcherAPI.chooserObjectPath, DispatcherAPI.chooserInterface,
                 DispatcherAPI.chooseMember, DispatcherAPI.ChooserRequest(request, timeout: timeout).arguments, timeout: timeout)
         } catch {
-            return Self.choice(from: error, whileCancelled: Task.isCancelled, waited: timeout)
+            // NoReply is also the bus's word for a chooser that left without
+            // answering: only a wait that ran its course is "nobody answered".
+            let waitedOut = clock.now - start + .milliseconds(50) >= timeout
+            return Self.choice(from: error, whileCancelled: Task.isCancelled, waited: timeout, waitedOut: waitedOut)
         }
         return Self.choice(from: reply, for: request, waited: timeout)
     }
@@ -32,14 +37,16 @@ public struct BusChooser: Chooser {
     /// What a failed `Choose` means: no chooser installed passes the step on;
     /// anything after the chooser was reached (it left, it took too long, it
     /// answered with an error, the daemon is stopping) loses the answer.
-    static func choice(from error: DBusError, whileCancelled cancelled: Bool, waited: Duration) -> Choice {
+    static func choice(from error: DBusError, whileCancelled cancelled: Bool, waited: Duration, waitedOut: Bool) -> Choice {
         if cancelled { return .lost("the daemon is shutting down") }
         switch error.name {
         case .serviceUnknown, .nameHasNoOwner:
             return .unavailable("no chooser is installed (\(DispatcherAPI.chooserBusName) cannot be started: \(error.message))")
-        case .noReply:
+        case .noReply where waitedOut:
             // The same as a chooser that closed its window in time and said so.
             return .unanswered(after: waited)
+        case .noReply:
+            return .lost("the chooser left without answering (\(error.message))")
         default:
             return .lost("the chooser failed: \(error.description)")
         }

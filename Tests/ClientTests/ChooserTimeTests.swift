@@ -46,6 +46,35 @@ import TestSupport
         #expect(Choice.unansweredMessage(after: .seconds(300)) == "nobody answered the chooser within 300 s")
     }
 
+    /// A chooser that leaves mid-question (it crashed) is not "nobody
+    /// answered in time": the answer is lost, with what went wrong, at once.
+    @Test func aChooserThatLeavesIsNotATimeout() async throws {
+        try await withPrivateBus { bus in
+            let chooser = try await bus.connect()
+            let daemon = try await bus.connect()
+            defer { [chooser, daemon].forEach { $0.close() } }
+            let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
+            chooser.export([ExportedInterface(DispatcherAPI.chooserInterface, methods: [
+                ExportedMethod(DispatcherAPI.chooseMember, arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
+                               asyncHandler: { _ in
+                                   askedContinuation.yield()
+                                   try? await Task.sleep(for: .seconds(60))
+                                   return DispatcherAPI.ChooserReply.cancelled.arguments
+                               }),
+            ])], at: DispatcherAPI.chooserObjectPath)
+            #expect(try await chooser.requestName(DispatcherAPI.chooserBusName) == .primaryOwner)
+            let choice = Task { await BusChooser(connection: daemon).choose(Self.request, timeout: .seconds(30)) }
+            for await _ in asked { break }
+            chooser.close()
+            let answer = await choice.value
+            guard case .lost(let reason) = answer else {
+                Issue.record("a chooser that left was taken as \(answer)")
+                return
+            }
+            #expect(!reason.isEmpty)
+        }
+    }
+
     @Test func theChooserClosesJustBeforeTheDaemonsDeadline() throws {
         var request = DispatcherAPI.ChooserRequest(Self.request, timeout: .seconds(10))
         let sent = try #require(request.deadline)
