@@ -38,7 +38,7 @@ public final class ChooserService: Sendable {
         return ExportedInterface(DispatcherAPI.chooserInterface, methods: [
             ExportedMethod(
                 DispatcherAPI.chooseMember,
-                arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
+                arguments: DispatcherAPI.Signatures.choose.arguments, results: DispatcherAPI.Signatures.choose.results,
                 asyncHandler: { [self] call throws(DBusError) in
                     let request = try DispatcherAPI.ChooserRequest(arguments: call.arguments)
                     state.withLock { $0.inFlight += 1 }

@@ -11,9 +11,6 @@ extension DispatcherAPI {
     public static let chooserInterface: InterfaceName = "org.openurld.Chooser1"
     /// `org.openurld.Chooser1.Choose`.
     public static let chooseMember: MemberName = "Choose"
-    /// `Choose`'s arguments and results, as every chooser exports them.
-    public static let chooseArguments = [Argument("url", .string), Argument("targets", .array(dictionary)), Argument("options", dictionary)]
-    public static let chooseResults = [Argument("response", .uint32), Argument("results", dictionary)]
     /// The chooser's own desktop-file ID (its preferences window).
     public static let chooserDesktopID = "org.openurld.Chooser1.desktop"
 

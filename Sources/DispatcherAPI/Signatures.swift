@@ -26,6 +26,10 @@ extension DispatcherAPI {
         public static let explain = Signature([Argument("url", .string)], [Argument("handlers", .array(dictionary)), Argument("application", .string)])
         public static let listRules = Signature([], [Argument("rules", .array(dictionary)), Argument("problems", .array(.string))])
         public static let detectLinks = Signature([Argument("text", .string), Argument("options", dictionary)], [Argument("links", .array(FoundLink.type))])
+        /// `org.openurld.Chooser1.Choose`, which every chooser exports.
+        public static let choose = Signature(
+            [Argument("url", .string), Argument("targets", .array(dictionary)), Argument("options", dictionary)],
+            [Argument("response", .uint32), Argument("results", dictionary)])
         /// `org.openurld.Handler1.HandleURL`, which handlers export.
         public static let handleURL = Signature([Argument("url", .string), Argument("context", dictionary)], [Argument("result", .string), Argument("url", .string)])
         /// `org.freedesktop.Application`'s members, which the dispatcher serves and the launcher calls.

@@ -20,7 +20,7 @@ import TestSupport
             chooser.export([ExportedInterface(DispatcherAPI.chooserInterface, methods: [
                 ExportedMethod(
                     DispatcherAPI.chooseMember,
-                    arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
+                    arguments: DispatcherAPI.Signatures.choose.arguments, results: DispatcherAPI.Signatures.choose.results,
                     asyncHandler: { _ in
                         guard let reply else {
                             try? await Task.sleep(for: .seconds(30))
@@ -55,7 +55,7 @@ import TestSupport
             defer { [chooser, daemon].forEach { $0.close() } }
             let (asked, askedContinuation) = AsyncStream<Void>.makeStream()
             chooser.export([ExportedInterface(DispatcherAPI.chooserInterface, methods: [
-                ExportedMethod(DispatcherAPI.chooseMember, arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
+                ExportedMethod(DispatcherAPI.chooseMember, arguments: DispatcherAPI.Signatures.choose.arguments, results: DispatcherAPI.Signatures.choose.results,
                                asyncHandler: { _ in
                                    askedContinuation.yield()
                                    try? await Task.sleep(for: .seconds(60))

@@ -161,25 +161,3 @@ import TestSupport
         #expect(try await run(["ldd", Binaries.chooser]).stdout.contains("libadwaita-1"))
     }
 }
-
-/// The library product's public API (`OpenURL`, `LinkDetection`,
-/// `HostNames`: what an app imports) says what each declaration is.
-@Suite struct PublicDocumentationTests {
-    @Test(arguments: ["OpenURL", "LinkDetection", "HostNames"])
-    func everyPublicDeclarationHasADocComment(module: String) throws {
-        let root = Binaries.repository + "/Sources/" + module
-        var undocumented: [String] = []
-        let declaration = try Regex(#"^\s*(@\w+(\([^)]*\))?\s+)*public\s+(static\s+|final\s+|nonisolated\s+|mutating\s+|indirect\s+)*(func|var|let|struct|enum|class|protocol|init|typealias|case|subscript|actor)\b"#)
-        for file in FileManager.default.enumerator(atPath: root)?.compactMap({ $0 as? String }) ?? [] where file.hasSuffix(".swift") {
-            let lines = try String(contentsOfFile: root + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-            for (index, line) in lines.enumerated() where line.firstMatch(of: declaration) != nil {
-                var above = index - 1
-                while above >= 0, lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("@") { above -= 1 }
-                if above < 0 || !lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("///") {
-                    undocumented.append("\(module)/\(file):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))")
-                }
-            }
-        }
-        #expect(undocumented.isEmpty, "\(undocumented.joined(separator: "\n"))")
-    }
-}

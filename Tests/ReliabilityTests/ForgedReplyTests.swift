@@ -91,7 +91,7 @@ struct ForgedReplyTests {
             chooser.export([ExportedInterface(DispatcherAPI.chooserInterface, methods: [
                 ExportedMethod(
                     DispatcherAPI.chooseMember,
-                    arguments: DispatcherAPI.chooseArguments, results: DispatcherAPI.chooseResults,
+                    arguments: DispatcherAPI.Signatures.choose.arguments, results: DispatcherAPI.Signatures.choose.results,
                     asyncHandler: { _ in
                         askedContinuation.yield()
                         if let go = gate.withLock({ $0 }) { for await _ in go { break } }
