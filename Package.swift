@@ -7,7 +7,7 @@
 //   Posix         errno, file descriptors and the one retry on EINTR (swift-system's shape, no Foundation)
 //   SafeText      pure: peer text escaped for logs, terminals and error messages
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode) and show them
-//   Routing       pure, the vocabulary: validated URLs, targets, handler specs and answers, outcomes,
+//   Routing       pure, the vocabulary: validated URLs, targets, handler specs and answers, outcomes, found links,
 //                 the chooser's question, rules as the contract shows them; the innermost-first walk
 //   CDBus         libdbus as a system library; only DBus imports it
 //   DBus          validated names, values, messages, a connection and its event loop
@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn", "Posix"]),
         .target(name: "LinearRegex"),
-        .target(name: "LinkDetection", dependencies: ["HostNames"]),
+        .target(name: "LinkDetection", dependencies: ["HostNames", "Routing"]),
         .target(name: "XDG"),
         .target(name: "FileAccess", dependencies: ["Posix"]),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),

@@ -43,19 +43,16 @@ public struct DispatcherClient: Sendable {
         return (steps.map(ExplainStep.init(listed:)), application)
     }
 
-    /// A link `DetectLinks` found: UTF-8 offset and length, kind, URL.
-    public typealias FoundLink = DispatcherAPI.FoundLink
-
     /// The links in `text` (`kinds`: only these; `nil`: all).
-    public func detectLinks(in text: String, kinds: [String]? = nil) async throws(DBusError) -> [FoundLink] {
+    public func detectLinks(in text: String, kinds: [String]? = nil) async throws(DBusError) -> [DetectedLink] {
         var options: [String: Variant] = [:]
         if let kinds { options[DispatcherAPI.OptionKey.kinds] = Variant(kinds) }
         let reply = try await call(DispatcherAPI.Member.detectLinks, [.string(text), options.dbusValue])
         let unexpected = DBusError.invalidArgs("DetectLinks replied with '\(reply.signature)' instead of 'a(uuss)'")
         guard case .array(_, let items)? = reply.first, reply.count == 1 else { throw unexpected }
-        var links: [FoundLink] = []
+        var links: [DetectedLink] = []
         for item in items {
-            guard let link = FoundLink(item) else { throw unexpected }
+            guard let link = DetectedLink(item) else { throw unexpected }
             links.append(link)
         }
         return links

@@ -1,4 +1,5 @@
 import DBus
+import Routing
 
 extension DispatcherAPI {
     /// A method's arguments and results, as exported and as called.
@@ -25,7 +26,7 @@ extension DispatcherAPI {
         public static let listHandlers = Signature([], [Argument("handlers", .array(dictionary))])
         public static let explain = Signature([Argument("url", .string)], [Argument("handlers", .array(dictionary)), Argument("application", .string)])
         public static let listRules = Signature([], [Argument("rules", .array(dictionary)), Argument("problems", .array(.string))])
-        public static let detectLinks = Signature([Argument("text", .string), Argument("options", dictionary)], [Argument("links", .array(FoundLink.type))])
+        public static let detectLinks = Signature([Argument("text", .string), Argument("options", dictionary)], [Argument("links", .array(DetectedLink.type))])
         /// `org.openurld.Chooser1.Choose`, which every chooser exports.
         public static let choose = Signature(
             [Argument("url", .string), Argument("targets", .array(dictionary)), Argument("options", dictionary)],

@@ -198,9 +198,7 @@ extension Dispatcher {
             }
         }
         let links = LinkDetector(kinds: kinds).links(in: text)
-        return .array(DispatcherAPI.FoundLink.type, links.map { link in
-            DispatcherAPI.FoundLink(offset: UInt32(link.offset), length: UInt32(link.length), kind: link.kind.rawValue, url: link.url).value
-        })
+        return .array(DetectedLink.type, links.map(\.value))
     }
 
     static func validated(_ text: String) throws(DBusError) -> ValidatedURL {

@@ -70,7 +70,10 @@ import TestSupport
             for line in text.split(separator: "\n") {
                 let words = line.split(separator: " ")
                 if let index = words.firstIndex(of: "import"), index == 0 || words[..<index].allSatisfy({ $0.hasPrefix("@") }), index + 1 < words.count {
-                    found.insert(String(words[index + 1]))
+                    // `import struct Module.Type` imports one declaration of Module.
+                    let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let", "actor"]
+                    let named = kinds.contains(words[index + 1]) && index + 2 < words.count ? words[index + 2] : words[index + 1]
+                    found.insert(String(named.split(separator: ".").first ?? named))
                 }
             }
         }
