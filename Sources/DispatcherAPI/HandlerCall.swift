@@ -52,35 +52,21 @@ extension DispatcherAPI {
                 activationToken: context[OptionKey.activationToken]?.get(String.self))
         }
     }
+}
 
-    /// A handler's answer to `HandleURL`, as its `(ss)` reply carries it.
-    public enum HandlerReply: Sendable, Equatable {
-        case handled, discarded, systemAction
-        /// `systemAction` with another URL to pass on.
-        case rewrite(String)
+extension HandlerReply {
+    /// The reply's arguments, as `HandleURL`'s `(ss)` reply carries them.
+    public var arguments: [Value] { [.string(word), .string(url)] }
 
-        /// The reply's arguments.
-        public var arguments: [Value] {
-            switch self {
-            case .handled: [.string(HandlerResult.handled.rawValue), .string("")]
-            case .discarded: [.string(HandlerResult.discarded.rawValue), .string("")]
-            case .systemAction: [.string(HandlerResult.systemAction.rawValue), .string("")]
-            case .rewrite(let url): [.string(HandlerResult.systemAction.rawValue), .string(url)]
-            }
+    /// Reads `HandleURL`'s `(ss)` reply.
+    /// - Throws: `InvalidArgs` saying what is wrong with it: the signature, or an unknown result.
+    public init(reply: [Value]) throws(DBusError) {
+        guard let (result, url) = try? reply.decode(String.self, String.self) else {
+            throw .invalidArgs("replied with signature '\(reply.signature)' instead of 'ss'")
         }
-
-        /// Reads a reply.
-        /// - Throws: a message saying what is wrong with it: the signature, or an unknown result.
-        public init(reply: [Value]) throws(DBusError) {
-            guard let (result, url) = try? reply.decode(String.self, String.self) else {
-                throw .invalidArgs("replied with signature '\(reply.signature)' instead of 'ss'")
-            }
-            switch HandlerResult(rawValue: result) {
-            case .handled?: self = .handled
-            case .discarded?: self = .discarded
-            case .systemAction?: self = url.isEmpty ? .systemAction : .rewrite(url)
-            case nil: throw .invalidArgs("replied with unknown result '\(result.prefix(64))'")
-            }
+        guard let reply = HandlerReply(word: result, url: url) else {
+            throw .invalidArgs("replied with unknown result '\(result.prefix(64))'")
         }
+        self = reply
     }
 }

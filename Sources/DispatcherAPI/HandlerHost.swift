@@ -9,13 +9,10 @@ public final class HandlerHost: Sendable {
     /// What a handler is told with each URL.
     public typealias Context = DispatcherAPI.HandlerContext
 
-    /// A handler's answer, as on the wire.
-    public typealias Answer = DispatcherAPI.HandlerReply
-
     /// What to match, as `RegisterHandler` takes it.
     public typealias Spec = DispatcherAPI.HandlerMatch
 
-    public typealias Handle = @Sendable (String, Context) async -> Answer
+    public typealias Handle = @Sendable (String, Context) async -> HandlerReply
 
     private struct Live {
         let spec: Spec

@@ -1,5 +1,6 @@
 import DispatcherAPI
 import FoundationEssentials
+import Routing
 
 /// Opens URLs the way the desktop wants them opened, like SwiftUI's
 /// `OpenURLAction`.
@@ -14,21 +15,18 @@ import FoundationEssentials
 /// `.environment(\.openURL, …)` in SwiftUI.
 public struct OpenURLAction: Sendable {
     /// What a handler did with a URL, as in SwiftUI.
+    /// (A Foundation face on the dispatcher's `HandlerReply`.)
     public struct Result: Sendable, Equatable {
-        enum Kind: Sendable, Equatable {
-            case handled, discarded, systemAction
-            case rewrite(URL)
-        }
-        let kind: Kind
+        let reply: HandlerReply
 
         /// The URL was opened; stop.
-        public static let handled = Result(kind: .handled)
+        public static let handled = Result(reply: .handled)
         /// The URL must not be opened; stop, reporting `false`.
-        public static let discarded = Result(kind: .discarded)
+        public static let discarded = Result(reply: .discarded)
         /// Pass the URL on to the next handler, and finally the system.
-        public static let systemAction = Result(kind: .systemAction)
+        public static let systemAction = Result(reply: .systemAction)
         /// Pass another URL on instead.
-        public static func systemAction(_ url: URL) -> Result { Result(kind: .rewrite(url)) }
+        public static func systemAction(_ url: URL) -> Result { Result(reply: .rewrite(url.absoluteString)) }
     }
 
     private enum Handler: Sendable {
@@ -59,11 +57,11 @@ public struct OpenURLAction: Sendable {
         case .system:
             return (try? await OpenURLAction.open(url, options: OpenURLOptions()))?.accepted ?? false
         case .local(let handle):
-            switch await handle(url).kind {
+            switch await handle(url).reply {
             case .handled: return true
             case .discarded: return false
             case .systemAction: return await OpenURLAction.system(url)
-            case .rewrite(let other): return await OpenURLAction.system(other)
+            case .rewrite(let other): return await OpenURLAction.system(URL(string: other) ?? url)
             }
         }
     }

@@ -62,13 +62,7 @@ extension OpenURLAction {
         let path = try await host.add(match) { text, context in
             // The dispatcher validated the URL; Foundation may still be stricter.
             guard let url = URL(string: text) else { return .systemAction }
-            let answer = await handler(url, context)
-            switch answer.kind {
-            case .handled: return .handled
-            case .discarded: return .discarded
-            case .systemAction: return .systemAction
-            case .rewrite(let other): return .rewrite(other.absoluteString)
-            }
+            return await handler(url, context).reply
         }
         return URLHandlerRegistration(host: host, path: path)
     }

@@ -63,7 +63,7 @@ struct HandleCommand {
         return .accepted
     }
 
-    private func ask(_ program: String, url: String, context: HandlerHost.Context) async -> HandlerHost.Answer {
+    private func ask(_ program: String, url: String, context: HandlerHost.Context) async -> HandlerReply {
         var environment = self.environment
         environment["OPENURL_URL"] = url
         environment["OPENURL_CALLER"] = context.caller
@@ -85,22 +85,17 @@ struct HandleCommand {
     }
 
     /// The first line decides; with no output, exit status 0 means handled.
-    static func answer(output: [UInt8], status: Int32?) -> HandlerHost.Answer {
+    static func answer(output: [UInt8], status: Int32?) -> HandlerReply {
         let firstLine = String(decoding: output.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
             .trimmingCharacters(" \t\r")
         guard !firstLine.isEmpty else { return status == 0 ? .handled : .systemAction }
-        switch HandlerResult(rawValue: firstLine) {
-        case .handled?: return .handled
-        case .discarded?: return .discarded
-        case .systemAction?: return .systemAction
-        case nil:
-            let rewrite = HandlerResult.systemAction.rawValue + " "
-            if firstLine.hasPrefix(rewrite) {
-                return .rewrite(String(firstLine.dropFirst(rewrite.count)).trimmingCharacters(" \t"))
-            }
-            Console.error("unknown answer '\(firstLine.prefix(80))'; passing the URL on")
-            return .systemAction
+        if let reply = HandlerReply(word: firstLine) { return reply }
+        let rewrite = HandlerReply.systemAction.word + " "
+        if firstLine.hasPrefix(rewrite) {
+            return .rewrite(String(firstLine.dropFirst(rewrite.count)).trimmingCharacters(" \t"))
         }
+        Console.error("unknown answer '\(firstLine.prefix(80))'; passing the URL on")
+        return .systemAction
     }
 }
 

@@ -77,7 +77,7 @@ struct InspectCommands {
             lines.append(line)
         }
         let last = steps.last?.result
-        if let last, [HandlerResult.handled, .discarded].contains(where: { $0.rawValue == last }) {
+        if let last, HandlerReply(word: last)?.stops == true {
             lines.append("and the walk would stop there (\(last))")
         } else {
             let finalURL = steps.last(where: { $0.resultURL != nil })?.resultURL ?? url

@@ -200,12 +200,7 @@ public final class Dispatcher: Sendable {
     /// Reads `HandleURL`'s `(ss)` reply.
     static func answer(from reply: [Value]) -> HandlerAnswer {
         do {
-            switch try DispatcherAPI.HandlerReply(reply: reply) {
-            case .handled: return .handled
-            case .discarded: return .discarded
-            case .systemAction: return .systemAction
-            case .rewrite(let url): return .rewrite(url)
-            }
+            return HandlerAnswer(try HandlerReply(reply: reply))
         } catch {
             return .failed(error.message)
         }

@@ -19,6 +19,16 @@ public enum HandlerAnswer: Sendable, Equatable {
     /// handler (its own bus quota, a lost bus, shutting down): the walk ends
     /// and the URL is not opened, since the handler may have meant to stop it.
     case undecided(String)
+
+    /// How the walk takes what a handler replied.
+    public init(_ reply: HandlerReply) {
+        switch reply {
+        case .handled: self = .handled
+        case .discarded: self = .discarded
+        case .systemAction: self = .systemAction
+        case .rewrite(let url): self = .rewrite(url)
+        }
+    }
 }
 
 /// How a walk ended.

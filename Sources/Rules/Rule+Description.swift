@@ -23,10 +23,10 @@ extension HandlerAnswer {
     /// `handled`, `discarded` or `systemAction`, as on the wire.
     public var resultString: String {
         switch self {
-        case .handled: HandlerResult.handled.rawValue
+        case .handled: HandlerReply.handled.word
         // Undecided stops the walk without opening, as a discard does.
-        case .discarded, .undecided: HandlerResult.discarded.rawValue
-        case .systemAction, .rewrite, .useDefault, .failed: HandlerResult.systemAction.rawValue
+        case .discarded, .undecided: HandlerReply.discarded.word
+        case .systemAction, .rewrite, .useDefault, .failed: HandlerReply.systemAction.word
         }
     }
 }

@@ -1,7 +1,7 @@
 import FileAccess
-import XDG
 import LinearRegex
 import Routing
+import XDG
 
 /// Reads rules from the text of one rule file.
 ///
@@ -152,13 +152,10 @@ public enum RuleParser {
         }
         if let text = group.value("Result") {
             if text == "default" { return .useDefault }
-            switch HandlerResult(rawValue: text) {
-            case .handled?: return .result(.handled)
-            case .discarded?: return .result(.discarded)
-            case .systemAction?: return .result(.systemAction)
-            case nil:
+            guard let reply = HandlerReply(word: text) else {
                 throw RuleDiagnostic(at("Result"), "Result= must be handled, discarded, systemAction or default, not '\(text.prefix(32))'")
             }
+            return .result(HandlerAnswer(reply))
         }
         return nil
     }

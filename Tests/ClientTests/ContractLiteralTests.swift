@@ -1,8 +1,8 @@
 import DispatcherAPI
 import Foundation
 import Routing
-import Testing
 import TestSupport
+import Testing
 
 /// The contract is spelled once, in `DispatcherAPI` (and its words in the
 /// vocabulary, `Routing`): no other source file writes a bus name, object
@@ -29,7 +29,7 @@ import TestSupport
 
     /// Words no other text has: wrong wherever they stand as a literal.
     static let words: [String] = DispatcherAPI.OptionKey.all.filter { !generic.contains($0) }
-        + HandlerResult.allCases.map(\.rawValue) + Outcome.allCases.map(\.rawValue)
+        + HandlerReply.words + Outcome.allCases.map(\.rawValue)
         + [DispatcherAPI.Member.openURL, DispatcherAPI.Member.openURLWithOptions, DispatcherAPI.Member.registerHandler,
            DispatcherAPI.Member.unregisterHandler, DispatcherAPI.Member.listHandlers, DispatcherAPI.Member.listRules,
            DispatcherAPI.Member.explain, DispatcherAPI.Member.detectLinks, DispatcherAPI.Member.handlersChanged,
