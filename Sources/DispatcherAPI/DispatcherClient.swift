@@ -12,16 +12,13 @@ public struct DispatcherClient: Sendable {
 
     public init(connection: Connection) { self.connection = connection }
 
-    /// What `OpenURLWithOptions` reported.
-    public typealias OpenResult = DispatcherAPI.OpenResult
-
     /// Opens a URL through the dispatcher; with `ask`, the chooser is shown first.
     /// - Throws: `InvalidArgs` for an invalid URL; bus errors when the daemon is unreachable.
-    public func open(_ url: String, activationToken: String? = nil, ask: Bool = false) async throws(DBusError) -> OpenResult {
+    public func open(_ url: String, activationToken: String? = nil, ask: Bool = false) async throws(DBusError) -> OpenURLOutcome {
         let reply = try await call(
-            DispatcherAPI.Member.openURLWithOptions, OpenResult.request(url, activationToken: activationToken, ask: ask),
+            DispatcherAPI.Member.openURLWithOptions, DispatcherAPI.openURLArguments(url, activationToken: activationToken, ask: ask),
             timeout: DispatcherAPI.longestWalk)
-        return try OpenResult(reply: reply, requested: url)
+        return try OpenURLOutcome(reply: reply, requested: url)
     }
 
     /// A registered handler, as `ListHandlers` and `Explain` describe it.

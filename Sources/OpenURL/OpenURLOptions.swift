@@ -23,22 +23,6 @@ public struct OpenURLOptions: Sendable {
     }
 }
 
-/// Everything the dispatcher reported about opening a URL.
-public struct OpenURLOutcome: Sendable, Equatable {
-    /// Whether the URL was accepted.
-    public let accepted: Bool
-    /// `handled`, `discarded`, `opened`, `no-application`, `launch-failed` or `refused`.
-    public let outcome: Outcome?
-    /// The URL after rewrites by handlers.
-    public let finalURL: String
-    /// The id of the handler that decided, when one did.
-    public let handler: UInt32?
-    /// The desktop-file ID started, when one was.
-    public let application: String?
-    /// Why it was not opened, for people.
-    public let message: String?
-}
-
 extension OpenURLAction {
     /// Opens `url` through the dispatcher and reports everything about it.
     ///
@@ -49,10 +33,7 @@ extension OpenURLAction {
     ///   `InvalidArgs` when it refuses the URL as invalid.
     public static func open(_ url: URL, options: OpenURLOptions) async throws(DBusError) -> OpenURLOutcome {
         let client = DispatcherClient(connection: try await SessionBus.shared.connection())
-        let result = try await client.open(url.absoluteString, activationToken: options.activationToken, ask: options.ask)
-        return OpenURLOutcome(
-            accepted: result.accepted, outcome: result.outcome, finalURL: result.url, handler: result.handler,
-            application: result.application, message: result.message)
+        return try await client.open(url.absoluteString, activationToken: options.activationToken, ask: options.ask)
     }
 
     /// Why `open(_:options:)` threw, for people: the dispatcher's refusal

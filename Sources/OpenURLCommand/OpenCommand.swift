@@ -85,10 +85,10 @@ struct OpenCommand {
             do {
                 let reply = try connection.call(
                     DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.openURLWithOptions,
-                    DispatcherAPI.OpenResult.request(url.text, activationToken: token, ask: ask, notifyFailure: notifier.isEnabled),
+                    DispatcherAPI.openURLArguments(url.text, activationToken: token, ask: ask, notifyFailure: notifier.isEnabled),
                     timeout: DispatcherAPI.longestWalk)
-                let result = try DispatcherAPI.OpenResult(reply: reply, requested: url.text)
-                report(url, as: result.url, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
+                let result = try OpenURLOutcome(reply: reply, requested: url.text)
+                report(url, as: result.finalURL, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
                 // An outcome this openurl does not know (a newer daemon's) goes by the daemon's verdict.
                 status = result.outcome.map { ExitStatus($0, path: .throughDaemon) } ?? (result.accepted ? .accepted : .rejected)
             } catch where error.name == .noReply {
@@ -120,7 +120,7 @@ struct OpenCommand {
         let remembered = RememberedChoiceFile(base: BaseDirectories(environment: environment))
         let scopes = RememberScopes()
         let router = Router<Never>(
-            rules: direct.rules, fallback: direct.fallback, deadline: DispatcherAPI.walkDeadline,
+            rules: direct.rules, opener: direct.opener, deadline: DispatcherAPI.walkDeadline,
             chooser: connection.map { BusChooser(connection: $0) } ?? NoChooser(), chooserDeadline: DispatcherAPI.chooserDeadline,
             rememberable: { scopes.targets(for: $0) })
         var worst = worst
@@ -136,13 +136,13 @@ struct OpenCommand {
     /// What opening without the dispatcher needs: read once per run, and
     /// only when the dispatcher cannot be reached.
     private struct Direct {
-        let fallback: DesktopSystemDefault
+        let opener: DesktopURLOpener
         /// The rules apply here too, as the daemon would apply them (with no
         /// run-time handlers, and no caller app ID for Callers= to match).
         let rules: RuleSet
 
         init(environment: [String: String], connection: Connection?) {
-            fallback = DesktopSystemDefault(environment: environment, connection: connection, reaper: ChildReaper())
+            opener = DesktopURLOpener(environment: environment, connection: connection, reaper: ChildReaper())
             rules = RuleSet(RuleFiles.load(from: RuleFiles.directories(BaseDirectories(environment: environment))).rules)
         }
     }

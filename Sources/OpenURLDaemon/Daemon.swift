@@ -21,10 +21,10 @@ public enum Daemon {
     /// Serves `org.openurld.Dispatcher1` until SIGTERM/SIGINT, until another
     /// instance replaces it, or until the bus connection drops.
     /// - Returns: the process exit status.
-    /// - Parameter systemDefault: makes the fallback once the bus is connected.
+    /// - Parameter launcher: makes the fallback once the bus is connected.
     public static func run(
         _ options: DaemonOptions, environment: [String: String],
-        systemDefault makeSystemDefault: @Sendable (Connection) -> any SystemDefault, logger: Logger,
+        opener makeOpener: @Sendable (Connection) -> any URLOpener, logger: Logger,
         reaper: ChildReaper = ChildReaper()
     ) async -> Int32 {
         // Every signal disposition is set before the name is claimed: systemd
@@ -75,7 +75,7 @@ public enum Daemon {
             chooser: BusChooser(connection: connection), file: options.remember ? RememberedChoiceFile(base: base) : nil,
             ruleDirectories: ruleDirectories)
         let dispatcher: Dispatcher
-        let systemDefault = makeSystemDefault(connection)
+        let opener = makeOpener(connection)
         // Failures no caller will show the person go to the desktop's notifications.
         let notices = DesktopNotifications(
             connection: connection, base: base,
@@ -87,7 +87,7 @@ public enum Daemon {
                 logger.warning("cannot follow the notification server's signals (\(error.message)); notifications offer no action")
             }
             dispatcher = try await serve(
-                on: connection, configuration: configuration, systemDefault: systemDefault, logger: logger,
+                on: connection, configuration: configuration, opener: opener, logger: logger,
                 asking: asking, notices: notices, rules: RuleFiles.load(from: ruleDirectories), replace: options.replace,
                 onNameLost: { stop.yield(.nameLost) })
         } catch {
@@ -116,10 +116,10 @@ public enum Daemon {
         // The defaults are read now and whenever a mimeapps.list changes, so
         // that the application behind the dispatcher is recorded before a
         // settings panel replaces it (see PreviousDefaults).
-        let defaultsFiles = systemDefault.defaultsFiles
-        let defaultsWatcher = watch(defaultsFiles, logger: logger) { systemDefault.defaultsChanged() }
+        let defaultsFiles = opener.defaultsFiles
+        let defaultsWatcher = watch(defaultsFiles, logger: logger) { opener.defaultsChanged() }
         defer { withExtendedLifetime(defaultsWatcher) {} }
-        systemDefault.defaultsChanged()
+        opener.defaultsChanged()
         let idleWatch = options.idleExit.map { limit in
             Task {
                 let step = min(max(limit / 4, .milliseconds(50)), .seconds(5))
@@ -179,12 +179,12 @@ public enum Daemon {
     /// - Throws: a `DBusError` explaining why the daemon cannot serve, e.g. the
     ///   name is owned by another instance.
     public static func serve(
-        on connection: Connection, configuration: Dispatcher.Configuration, systemDefault: any SystemDefault,
+        on connection: Connection, configuration: Dispatcher.Configuration, opener: any URLOpener,
         logger: Logger, asking: Dispatcher.Asking = .init(), notices: any FailureNotices = NoFailureNotices(),
         rules: RuleFiles.Load? = nil, replace: Bool = false, onNameLost: @escaping @Sendable () -> Void = {}
     ) async throws(DBusError) -> Dispatcher {
         let dispatcher = Dispatcher(
-            connection: connection, configuration: configuration, systemDefault: systemDefault, logger: logger, asking: asking,
+            connection: connection, configuration: configuration, opener: opener, logger: logger, asking: asking,
             notices: notices)
         if let rules { dispatcher.replaceRules(with: rules) }
         // Follow departures before anyone can reach us: every registration is

@@ -31,8 +31,7 @@ extension Dispatcher {
                         let asking = try Self.asking(in: options)
                         let notifying = try Self.flag(DispatcherAPI.OptionKey.notifyFailure, in: options)
                         let result = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking, notifying: notifying)
-                        let answer = Self.describe(result)
-                        return [.boolean(answer.accepted), answer.dictionary.dbusValue]
+                        return result.report.reply
                     }),
                 ExportedMethod(
                     DispatcherAPI.Member.registerHandler, arguments: DispatcherAPI.Signatures.registerHandler.arguments,
@@ -167,12 +166,6 @@ extension Dispatcher {
                 if !first.give(route) { notifyIfFailed(route, of: url) }
             }
         }
-    }
-
-    static func describe(_ dispatch: Route) -> DispatcherAPI.OpenResult {
-        DispatcherAPI.OpenResult(
-            accepted: dispatch.outcome.isAccepted, outcome: dispatch.outcome, url: dispatch.finalURL.text, handler: dispatch.handler,
-            rule: dispatch.rule, application: dispatch.application, message: dispatch.message)
     }
 
 

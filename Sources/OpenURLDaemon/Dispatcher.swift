@@ -23,7 +23,7 @@ public final class Dispatcher: Sendable {
 
     let connection: Connection
     let configuration: Configuration
-    let systemDefault: any SystemDefault
+    let opener: any URLOpener
     let logger: Logger
     let identities: CallerIdentities
     /// The questions on screen, bounded per caller and in all.
@@ -62,13 +62,13 @@ public final class Dispatcher: Sendable {
         var lastActivity = ContinuousClock.now
     }
 
-    public init(connection: Connection, configuration: Configuration, systemDefault: any SystemDefault, logger: Logger,
+    public init(connection: Connection, configuration: Configuration, opener: any URLOpener, logger: Logger,
                 asking: Asking = Asking(), notices: any FailureNotices = NoFailureNotices()) {
         self.connection = connection
         self.notices = notices
         self.asking = asking
         self.configuration = configuration
-        self.systemDefault = systemDefault
+        self.opener = opener
         self.logger = logger
         self.identities = CallerIdentities(connection: connection)
         self.prompts = PromptLimits()
@@ -89,7 +89,7 @@ public final class Dispatcher: Sendable {
                 await ask(handler, about: url, caller: caller, appID: await appID.value, original: original,
                           activationToken: activationToken, timeout: min(configuration.handlerTimeout, timeLeft))
             },
-            fallback: systemDefault, deadline: configuration.walkDeadline,
+            opener: opener, deadline: configuration.walkDeadline,
             chooser: prompts.chooser(for: caller.rawValue, asking: asking.chooser), chooserDeadline: configuration.chooserDeadline,
             rememberable: { [asking] url in asking.file == nil ? nil : asking.scopes.targets(for: url) })
     }

@@ -1,7 +1,7 @@
 /// The instant by which a launch must be done: the deadline of the walk it
 /// belongs to.
 ///
-/// A walk's one deadline has to reach through `SystemDefault`, `Launcher`
+/// A walk's one deadline has to reach through `URLOpener`, `Launcher`
 /// and their D-Bus calls (an activatable app's `Open`, systemd's scope and
 /// environment); a task-local carries it down without every layer passing it
 /// on. Without one, each wait keeps its own limit.

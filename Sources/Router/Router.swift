@@ -24,7 +24,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
     public let rules: RuleSet
     public let handlers: Handlers
     public let ask: Ask
-    public let fallback: any SystemDefault
+    public let opener: any URLOpener
     /// How long one walk may take, launches included.
     public let deadline: Duration
     /// Who asks the person, for `Ask=` rules and walks that ask first.
@@ -40,13 +40,13 @@ public struct Router<Endpoint: Sendable>: Sendable {
     ///   - rules: one set for the whole walk, even if the files are reloaded meanwhile.
     ///   - handlers: `nil` for none (openurl's direct path).
     public init(rules: RuleSet, handlers: Handlers? = nil, ask: @escaping Ask = { _, _, _ in .systemAction },
-                fallback: any SystemDefault, deadline: Duration,
+                opener: any URLOpener, deadline: Duration,
                 chooser: any Chooser = NoChooser(), chooserDeadline: Duration = .seconds(300),
                 rememberable: @escaping @Sendable (ValidatedURL) -> RememberTargets? = { _ in nil }) {
         self.rules = rules
         self.handlers = handlers ?? { _, _ in [] }
         self.ask = ask
-        self.fallback = fallback
+        self.opener = opener
         self.deadline = deadline
         self.chooser = chooser
         self.chooserDeadline = chooserDeadline
@@ -109,13 +109,13 @@ public struct Router<Endpoint: Sendable>: Sendable {
         /// Asks the person, then opens what they chose; the answer as a step of the walk.
         func choose(_ current: ValidatedURL, offering targets: [Target], rule: Rule?) async -> HandlerAnswer {
             var request = ChoiceRequest(
-                url: current, candidates: fallback.candidates(for: current, offering: targets), activationToken: token,
+                url: current, candidates: opener.candidates(for: current, offering: targets), activationToken: token,
                 callerAppID: callerAppID, rule: rule?.name, remember: rememberable(current), linkText: asking.linkText)
             guard !request.candidates.isEmpty else { return .failed("nothing to offer the chooser for \(current.scheme): URLs") }
             // Named, so that "Use Default" can say where it goes.
-            request.defaultApplication = fallback.application(for: current).map { id in
+            request.defaultApplication = opener.application(for: current).map { id in
                 let target = Target.application(id)
-                return (request.candidates + fallback.candidates(for: current, offering: [target])).first { $0.target == target }
+                return (request.candidates + opener.candidates(for: current, offering: [target])).first { $0.target == target }
                     ?? ChooserCandidate(target: target, name: id, icon: "")
             }
             // The person's time is not the handlers' time: the walk's deadline restarts now.
@@ -128,7 +128,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
             case .target(let target, let chosen, let freshToken, let scope):
                 if let freshToken { token = freshToken }
                 let launch = await LaunchDeadline.$current.withValue(end) {
-                    await fallback.open(chosen, with: target, activationToken: token)
+                    await opener.open(chosen, with: target, activationToken: token)
                 }
                 let application: String
                 switch launch {
@@ -189,7 +189,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
                         return answer
                     }
                     let performance = await LaunchDeadline.$current.withValue(end) {
-                        await rule.perform(on: current, launcher: fallback, activationToken: token)
+                        await rule.perform(on: current, opener: opener, activationToken: token)
                     }
                     if let application = performance.application { launched = application }
                     if case .failed(let reason) = performance.answer { onRuleFailure(rule, reason) }
@@ -214,7 +214,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
             if decidedByRule { route.rule = result.trace.last?.handlerName } else { route.handler = id }
         case .passedOn:
             let fallbackResult = await LaunchDeadline.$current.withValue(end) {
-                await fallback.open(result.finalURL, activationToken: token)
+                await opener.open(result.finalURL, activationToken: token)
             }
             route.fallBack(fallbackResult)
         }
@@ -250,7 +250,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
                 return answer
             })
         guard case .passedOn = result.outcome else { return (steps, nil) }
-        return (steps, fallback.application(for: result.finalURL))
+        return (steps, opener.application(for: result.finalURL))
     }
 
     /// Run-time handlers and rules matching `url`, innermost first.
@@ -279,7 +279,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
 
 extension Router.Route {
     /// Records what the system default did.
-    mutating func fallBack(_ result: FallbackResult) {
+    mutating func fallBack(_ result: LaunchResult) {
         switch result {
         case .opened(let application):
             (outcome, self.application) = (.opened, application)
@@ -290,5 +290,13 @@ extension Router.Route {
         case .refused(let reason):
             (outcome, message) = (.refused, reason)
         }
+    }
+}
+
+extension Router.Route {
+    /// What `OpenURLWithOptions` reports of this walk: all but the trace.
+    public var report: OpenURLOutcome {
+        OpenURLOutcome(
+            outcome: outcome, finalURL: finalURL.text, handler: handler, rule: rule, application: application, message: message)
     }
 }

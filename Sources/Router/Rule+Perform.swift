@@ -10,11 +10,11 @@ extension Rule {
         public let application: String?
     }
 
-    /// Applies the rule to `url`, launching with `launcher` for `Open=` and
+    /// Applies the rule to `url`, launching with `opener` for `Open=` and
     /// `Exec=`. A rule that cannot do its work answers `.failed(reason)`,
     /// which the walk treats as passing, like a failing handler.
-    public func perform(on url: ValidatedURL, launcher: any SystemDefault, activationToken: String?) async -> Performance {
-        let launch: FallbackResult
+    public func perform(on url: ValidatedURL, opener: any URLOpener, activationToken: String?) async -> Performance {
+        let launch: LaunchResult
         switch evaluate(url) {
         case .passOn(let result):
             return Performance(answer: result == url ? .systemAction : .rewrite(result.text), application: nil)
@@ -28,9 +28,9 @@ extension Rule {
             // The router asks the person itself; performed alone, the rule cannot.
             return Performance(answer: .failed("Ask= needs a chooser, and none is given here"), application: nil)
         case .open(let result, let target):
-            launch = await launcher.open(result, with: target, activationToken: activationToken)
+            launch = await opener.open(result, with: target, activationToken: activationToken)
         case .exec(let result, let commandLine):
-            launch = await launcher.run(commandLine, with: result, name: "rule-" + name, activationToken: activationToken)
+            launch = await opener.run(commandLine, with: result, name: "rule-" + name, activationToken: activationToken)
         }
         switch launch {
         case .opened(let application):

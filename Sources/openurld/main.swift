@@ -19,8 +19,8 @@ case .success(.version):
 case .success(.run(let options)):
     let logger = Logger.standardError(threshold: options.verbose ? .debug : .info)
     let reaper = ChildReaper()
-    let systemDefault = { @Sendable connection in
-        DesktopSystemDefault(environment: environment, connection: connection, reaper: reaper, warn: { logger.warning($0) }, inform: { logger.info($0) })
+    let opener = { @Sendable connection in
+        DesktopURLOpener(environment: environment, connection: connection, reaper: reaper, warn: { logger.warning($0) }, inform: { logger.info($0) })
     }
-    exit(await Daemon.run(options, environment: environment, systemDefault: systemDefault, logger: logger, reaper: reaper))
+    exit(await Daemon.run(options, environment: environment, opener: opener, logger: logger, reaper: reaper))
 }

@@ -36,7 +36,7 @@ import XDG
             let daemon = try await bus.connect()
             defer { daemon.close() }
             async let wasAsked: Void = withCheckedContinuation { continuation in person.asked.withLock { $0 = continuation } }
-            _ = try await Daemon.serve(on: daemon, configuration: .init(), systemDefault: fallback, logger: .silent,
+            _ = try await Daemon.serve(on: daemon, configuration: .init(), opener: fallback, logger: .silent,
                                        asking: Dispatcher.Asking(chooser: person), rules: rules)
             let client = try await bus.connect()
             defer { client.close() }
@@ -68,7 +68,7 @@ import XDG
             let daemon = try await bus.connect()
             defer { daemon.close() }
             async let wasAsked: Void = withCheckedContinuation { continuation in person.asked.withLock { $0 = continuation } }
-            _ = try await Daemon.serve(on: daemon, configuration: .init(), systemDefault: LibraryTests.Fallback(), logger: .silent,
+            _ = try await Daemon.serve(on: daemon, configuration: .init(), opener: LibraryTests.Fallback(), logger: .silent,
                                        asking: Dispatcher.Asking(chooser: person), notices: notices, rules: rules)
             let client = try await bus.connect()
             defer { client.close() }

@@ -16,14 +16,14 @@ import XDG
 /// Serialized: the library keeps one session connection per process.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct LibraryTests {
-    final class Fallback: SystemDefault {
+    final class Fallback: URLOpener {
         let opened = Mutex<[String]>([])
         func application(for url: ValidatedURL) -> String? { "recorder.desktop" }
-        func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
             opened.withLock { $0.append(url.text) }
             return url.scheme == "https" ? .opened(application: "recorder.desktop") : .noApplication(reason: "none")
         }
-        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {
             let id = target.description
             opened.withLock { $0.append(id + " " + url.text) }
             return .opened(application: id)
@@ -43,7 +43,7 @@ struct LibraryTests {
     /// Serves the dispatcher on `bus` from a fresh connection (again after a "restart").
     static func startDispatcher(on bus: PrivateBus, _ fallback: Fallback) async throws -> Connection {
         let connection = try await bus.connect()
-        _ = try await Daemon.serve(on: connection, configuration: .init(), systemDefault: fallback, logger: .silent)
+        _ = try await Daemon.serve(on: connection, configuration: .init(), opener: fallback, logger: .silent)
         return connection
     }
 
@@ -64,7 +64,7 @@ struct LibraryTests {
             let fallback = Fallback()
             let daemon = try await bus.connect()
             defer { daemon.close() }
-            _ = try await Daemon.serve(on: daemon, configuration: .init(), systemDefault: fallback, logger: .silent,
+            _ = try await Daemon.serve(on: daemon, configuration: .init(), opener: fallback, logger: .silent,
                                        asking: Dispatcher.Asking(chooser: FirstChoice()))
             await SessionBus.shared.use(address: bus.address)
             let outcome = try await OpenURLAction.open(URL(string: "https://example.com/a")!, options: .init(ask: true))
@@ -126,7 +126,7 @@ struct LibraryTests {
             defer { other.close() }
             let client = DispatcherClient(connection: other)
             let rewritten = try await client.open("https://zoom.us/j/42")
-            #expect(rewritten.accepted && rewritten.url == "https://zoom.example/join/42")
+            #expect(rewritten.accepted && rewritten.finalURL == "https://zoom.example/join/42")
             #expect(try await client.open("https://ads.example/x").outcome == .discarded)
             #expect(seen.withLock { $0.map(\.0) } == ["https://zoom.us/j/42"])
             #expect(fallback.opened.withLock { $0 } == ["https://zoom.example/join/42"])

@@ -34,11 +34,11 @@ struct DispatcherTests {
 
     @Test func fallbackFailuresAreRejections() async throws {
         for (answer, outcome) in [
-            (FallbackResult.noApplication(reason: "nothing for zzz:"), "no-application"),
+            (LaunchResult.noApplication(reason: "nothing for zzz:"), "no-application"),
             (.launchFailed(application: "x.desktop", reason: "ENOENT"), "launch-failed"),
             (.refused(reason: "javascript: URLs are never opened"), "refused"),
         ] {
-            try await DaemonHarness.with(fallback: RecordingSystemDefault(answer: answer)) { d in
+            try await DaemonHarness.with(fallback: RecordingOpener(answer: answer)) { d in
                 let client = try await d.bus.connect()
                 let (accepted, result) = try await d.openWithOptions(client, "zzz:x")
                 #expect(!accepted)
@@ -388,7 +388,7 @@ struct DispatcherTests {
         try await DaemonHarness.with { d in
             let second = try await d.bus.connect()
             let error = await #expect(throws: DBusError.self) {
-                try await Daemon.serve(on: second, configuration: .init(), systemDefault: NoSystemDefault(), logger: .silent)
+                try await Daemon.serve(on: second, configuration: .init(), opener: NoURLOpener(), logger: .silent)
             }
             #expect(error?.message == "org.openurld.Dispatcher1 is already owned by \(d.daemon.uniqueName) (another openurld?); use --replace to take over")
         }

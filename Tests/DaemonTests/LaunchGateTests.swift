@@ -85,8 +85,8 @@ struct LaunchGateTests {
     @Test(arguments: ["fallback", "Open=", "Exec="])
     func everyEntryToTheLauncherPassesTheGate(path: String) async throws {
         let (tree, files) = try gatedTree()
-        let fallback = DesktopSystemDefault(environment: tree.environment, connection: nil, reaper: Self.reaper)
-        func open(_ text: String) async throws -> FallbackResult {
+        let fallback = DesktopURLOpener(environment: tree.environment, connection: nil, reaper: Self.reaper)
+        func open(_ text: String) async throws -> LaunchResult {
             let url = try ValidatedURL(text)
             switch path {
             case "fallback": return await fallback.open(url, activationToken: nil)
@@ -124,8 +124,8 @@ struct LaunchGateTests {
         let (tree, files) = try gatedTree()
         let target = edited == "file-csh" ? files["run.csh"]! : edited
         try await DaemonHarness.with(
-            systemDefault: { connection in
-                DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+            opener: { connection in
+                DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
             },
             asking: .init(chooser: EditingChooser(edited: target))
         ) { d in
@@ -141,8 +141,8 @@ struct LaunchGateTests {
     @Test(arguments: refusedURLs)
     func aHandlersRewritePassesTheGate(rewrite: String) async throws {
         let (tree, _) = try gatedTree()
-        try await DaemonHarness.with(systemDefault: { connection in
-            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        try await DaemonHarness.with(opener: { connection in
+            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
         }) { d in
             let handler = try await d.bus.connect()
             let client = try await d.bus.connect()

@@ -13,8 +13,8 @@ struct LaunchTests {
     static let reaper = ChildReaper()
 
     func withLauncher(_ tree: XDGTree, _ body: (DaemonHarness) async throws -> Void) async throws {
-        try await DaemonHarness.with(systemDefault: { connection in
-            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        try await DaemonHarness.with(opener: { connection in
+            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
         }, body)
     }
 
@@ -149,8 +149,8 @@ struct LaunchTests {
     @Test func theWalkDeadlineCoversTheLaunch() async throws {
         let tree = try XDGTree()
         try tree.app("org.example.Hung.desktop", schemes: ["https"], extra: "DBusActivatable=true")
-        try await DaemonHarness.with(walkDeadline: .seconds(1), systemDefault: { connection in
-            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        try await DaemonHarness.with(walkDeadline: .seconds(1), opener: { connection in
+            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
         }) { d in
             let hung = try await d.bus.connect()
             defer { hung.close() }

@@ -1,6 +1,7 @@
 import DBus
 import DispatcherAPI
 import Foundation
+import Routing
 import Spawn
 import Synchronization
 import Testing
@@ -57,7 +58,7 @@ struct RulesEndToEndTests {
                 let problems = try await Self.waitForRules(names, client)
                 #expect(problems.isEmpty, "\(recipe.title): \(problems)")
                 for example in recipe.examples {
-                    var result: DispatcherClient.OpenResult?
+                    var result: OpenURLOutcome?
                     // Only "slack" can be played (the CLI under that name); any other
                     // caller is this test process, whose app ID no recipe names.
                     if example.callerAppID == "slack" {
@@ -115,7 +116,7 @@ struct RulesEndToEndTests {
             }
             let result = try await client.open("https://example.com/x")
             #expect(result.outcome == .opened)
-            #expect(result.url == "https://example.com/x-h10-h5-r5-h0-r0")
+            #expect(result.finalURL == "https://example.com/x-h10-h5-r5-h0-r0")
             #expect(try await tree.waitForRecords(1)[0].arguments == ["https://example.com/x-h10-h5-r5-h0-r0"])
 
             // Explain shows the same order, with what each rule did.
@@ -144,7 +145,7 @@ struct RulesEndToEndTests {
             }
             let results = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<20 {
-                    group.addTask { try await client.open("https://example.com/\(index)").url }
+                    group.addTask { try await client.open("https://example.com/\(index)").finalURL }
                 }
                 try await Task.sleep(for: .milliseconds(100))
                 try tree.write(Self.rulesDirectory + "/10-version.rules", rule("new"))
@@ -158,7 +159,7 @@ struct RulesEndToEndTests {
                 try await Task.sleep(for: .milliseconds(10))
             }
             // Walks ask the slow handler too, so one call is enough once the reload is done.
-            #expect(try await client.open("https://example.com/after").url == "https://example.com/after-new")
+            #expect(try await client.open("https://example.com/after").finalURL == "https://example.com/after-new")
             #expect(try await client.handlers().count == 1, "the run-time handler survived the reload")
         }
     }

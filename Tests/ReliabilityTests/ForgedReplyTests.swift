@@ -147,7 +147,7 @@ struct ForgedReplyTests {
                     }),
             ])], at: "/org/example/App")
             #expect(try await app.requestName("org.example.App") == .primaryOwner)
-            let fallback = DesktopSystemDefault(environment: tree.environment, connection: daemon, reaper: ChildReaper())
+            let fallback = DesktopURLOpener(environment: tree.environment, connection: daemon, reaper: ChildReaper())
             let url = try ValidatedURL("https://example.com/")
             let launch = Task { await fallback.open(url, activationToken: nil) }
             for await _ in asked { break }

@@ -14,8 +14,8 @@ struct HostileInputTests {
     static let reaper = ChildReaper()
 
     func withDaemon(_ tree: XDGTree, handlerTimeout: Duration = .seconds(5), _ body: (DaemonHarness) async throws -> Void) async throws {
-        try await DaemonHarness.with(handlerTimeout: handlerTimeout, systemDefault: { connection in
-            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        try await DaemonHarness.with(handlerTimeout: handlerTimeout, opener: { connection in
+            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
         }, body)
     }
 
@@ -153,8 +153,8 @@ struct DaemonFaultTests {
         // Name= with bytes that are not UTF-8; it goes into the scope's Description.
         let bytes: [UInt8] = Array("[Desktop Entry]\nType=Application\nName=bad ".utf8) + [0xFF, 0xFE, 0xC3] + Array("\nExec=recorder bad %u\nMimeType=x-scheme-handler/https;\n".utf8)
         try Data(bytes).write(to: URL(fileURLWithPath: tree.root + "/data/applications/bad.desktop"))
-        try await DaemonHarness.with(systemDefault: { connection in
-            DesktopSystemDefault(environment: tree.environment, connection: connection, reaper: HostileInputTests.reaper)
+        try await DaemonHarness.with(opener: { connection in
+            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: HostileInputTests.reaper)
         }) { d in
             let systemd = try await FakeSystemdManager(on: d.bus)
             let client = try await d.bus.connect()

@@ -32,7 +32,7 @@ struct PromptLimitTests {
     @Test func oneCallerCannotBuryThePersonInQuestions() async throws {
         let chooser = HoldingChooser()
         try await DaemonHarness.with(
-            fallback: RecordingSystemDefault(offering: [ChooserCandidate(target: .application("browser.desktop"), name: "Browser", icon: "")]),
+            fallback: RecordingOpener(offering: [ChooserCandidate(target: .application("browser.desktop"), name: "Browser", icon: "")]),
             asking: .init(chooser: chooser)) { d in
             let flooder = try await d.bus.connect()
             let second = try await d.bus.connect()

@@ -13,14 +13,14 @@ import XDG
 /// the window warns about: pure, from tables.
 struct AskingTests {
     /// A fallback that offers two targets and records what it opened.
-    final class Desk: SystemDefault {
+    final class Desk: URLOpener {
         let opened = Mutex<[String]>([])
         func application(for url: ValidatedURL) -> String? { "fallback.desktop" }
-        func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
             opened.withLock { $0.append("fallback \(url.text)") }
             return .opened(application: "fallback.desktop")
         }
-        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {
             let id = target.description
             opened.withLock { $0.append("\(id) \(url.text) \(activationToken ?? "-")") }
             return .opened(application: id)
@@ -50,7 +50,7 @@ struct AskingTests {
         let desk = Desk()
         let person = Person(answer)
         let router = Router<Never>(
-            rules: RuleSet(RuleParser.parse(rules, path: "t.rules").rules), fallback: desk, deadline: .seconds(20),
+            rules: RuleSet(RuleParser.parse(rules, path: "t.rules").rules), opener: desk, deadline: .seconds(20),
             chooser: person, chooserDeadline: .seconds(120),
             rememberable: { url in
                 let host = url.host?.description ?? ""

@@ -10,16 +10,16 @@ import XDG
 /// (the daemon runs them again in `RulesEndToEndTests`).
 struct CookbookTests {
     /// Records what rules ask to launch instead of launching.
-    final class Launches: SystemDefault {
+    final class Launches: URLOpener {
         let log = Mutex<[Cookbook.Expected]>([])
         func application(for url: ValidatedURL) -> String? { nil }
-        func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult { .noApplication(reason: "") }
-        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult { .noApplication(reason: "") }
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {
             let id = target.description
             log.withLock { $0.append(.opens(url.text, with: id)) }
             return .opened(application: id)
         }
-        func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+        func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> LaunchResult {
             let program = (try? ExecLine(commandLine).program) ?? commandLine
             log.withLock { $0.append(.runs(url.text, with: program)) }
             return .opened(application: name)
@@ -40,7 +40,7 @@ struct CookbookTests {
             for example in recipe.examples {
                 let launches = Launches()
                 // The daemon's router, with rules only.
-                let route = await Router<Never>(rules: set, fallback: launches, deadline: .seconds(20))
+                let route = await Router<Never>(rules: set, opener: launches, deadline: .seconds(20))
                     .open(try ValidatedURL(example.url), caller: "", callerAppID: example.callerAppID, activationToken: nil)
                 let got: Cookbook.Expected? = switch route.outcome {
                 case .noApplication: .passesOn(route.finalURL.text)  // the fallback was reached with this URL

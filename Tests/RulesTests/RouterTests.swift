@@ -8,14 +8,14 @@ import Testing
 /// closure) and rules in one order, one deadline, the fallback, the report.
 struct RouterTests {
     /// A fallback that records what it was asked to open.
-    final class Recorder: SystemDefault {
+    final class Recorder: URLOpener {
         let opened = Mutex<[String]>([])
         func application(for url: ValidatedURL) -> String? { "fallback.desktop" }
-        func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
             opened.withLock { $0.append(url.text) }
             return .opened(application: "fallback.desktop")
         }
-        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+        func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {
             let id = target.description
             opened.withLock { $0.append("\(id) \(url.text)") }
             return .opened(application: id)
@@ -44,7 +44,7 @@ struct RouterTests {
                 asked.withLock { $0.append(handler.payload) }
                 return .rewrite(url.text + "-" + handler.payload.dropFirst(4))
             },
-            fallback: fallback, deadline: .seconds(20))
+            opener: fallback, deadline: .seconds(20))
         let route = await router.open(try ValidatedURL("https://example.com/x"), caller: ":1.9", callerAppID: nil, activationToken: nil)
         #expect(asked.withLock { $0 } == ["tag-h10", "tag-h0"])
         #expect(route.outcome == .opened && route.application == "fallback.desktop")
@@ -55,7 +55,7 @@ struct RouterTests {
 
     @Test func aRulesOpenReportsItsApplication() async throws {
         let fallback = Recorder()
-        let route = await Router<Never>(rules: Self.rules("[Rule zoom]\nHosts=zoom.us\nOpen=zoom.desktop\n"), fallback: fallback, deadline: .seconds(20))
+        let route = await Router<Never>(rules: Self.rules("[Rule zoom]\nHosts=zoom.us\nOpen=zoom.desktop\n"), opener: fallback, deadline: .seconds(20))
             .open(try ValidatedURL("https://zoom.us/j/1"), caller: "", callerAppID: nil, activationToken: nil)
         #expect(route.outcome == .handled && route.rule == "zoom" && route.application == "zoom.desktop")
         #expect(fallback.opened.withLock { $0 } == ["zoom.desktop https://zoom.us/j/1"])
@@ -74,7 +74,7 @@ struct RouterTests {
                 try? await Task.sleep(for: timeLeft + .milliseconds(20))
                 return .systemAction
             },
-            fallback: Recorder(), deadline: .milliseconds(100))
+            opener: Recorder(), deadline: .milliseconds(100))
         let route = await router.open(try ValidatedURL("https://example.com/"), caller: ":1.9", callerAppID: nil, activationToken: nil)
         #expect(asked.withLock { $0 } == ["slow"])
         #expect(route.trace.last?.answer == .failed("not asked: the walk deadline passed"))
@@ -89,7 +89,7 @@ struct RouterTests {
             rules: Self.rules("[Rule zoom]\nHosts=zoom.us\nPriority=1\nOpen=zoom.desktop\n"),
             handlers: { url, position in registry.candidates(for: url, caller: "", outside: position) },
             ask: { _, _, _ in asked.withLock { $0 += 1 }; return .handled },
-            fallback: fallback, deadline: .seconds(20))
+            opener: fallback, deadline: .seconds(20))
         let (steps, application) = await router.explain(try ValidatedURL("https://zoom.us/j/1"), caller: "", callerAppID: nil)
         #expect(steps.map(\.step.spec.name) == ["live", "zoom"])
         #expect(steps.map(\.answer) == [.systemAction, .handled])

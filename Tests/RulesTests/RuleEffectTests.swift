@@ -77,7 +77,7 @@ struct RuleEffectTests {
         let result = await walk(
             try ValidatedURL("http://localhost/"), caller: "",
             candidates: { url, position in set.candidates(for: url, callerAppID: nil, outside: position) },
-            ask: { rule, url in await rule.payload.perform(on: url, launcher: CookbookTests.Launches(), activationToken: nil).answer })
+            ask: { rule, url in await rule.payload.perform(on: url, opener: CookbookTests.Launches(), activationToken: nil).answer })
         #expect(result.outcome == .passedOn)
         #expect(result.finalURL.text == "http://localhost:8000/")
         #expect(result.trace.map(\.handlerName) == ["exception"], "nobody further out is asked")

@@ -8,13 +8,13 @@ import Synchronization
 import XDG
 
 /// A fallback that records what reached it and answers as told.
-public final class RecordingSystemDefault: SystemDefault {
+public final class RecordingOpener: URLOpener {
     public let opened = Mutex<[(url: String, token: String?)]>([])
-    let answer: FallbackResult
+    let answer: LaunchResult
     /// What the chooser is offered for every URL.
     let offered: [ChooserCandidate]
 
-    public init(answer: FallbackResult = .opened(application: "recorder.desktop"), offering offered: [ChooserCandidate] = []) {
+    public init(answer: LaunchResult = .opened(application: "recorder.desktop"), offering offered: [ChooserCandidate] = []) {
         self.answer = answer
         self.offered = offered
     }
@@ -22,7 +22,7 @@ public final class RecordingSystemDefault: SystemDefault {
     public func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate] { offered }
 
     public func application(for url: ValidatedURL) -> String? { "recorder.desktop" }
-    public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
         opened.withLock { $0.append((url.text, activationToken)) }
         return answer
     }
@@ -30,12 +30,12 @@ public final class RecordingSystemDefault: SystemDefault {
 
     /// What rules asked for: `open ID URL` or `run COMMAND URL`.
     public let ruleLaunches = Mutex<[String]>([])
-    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {
             let id = target.description
         ruleLaunches.withLock { $0.append("open \(id) \(url.text)") }
         return .opened(application: id)
     }
-    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> LaunchResult {
         ruleLaunches.withLock { $0.append("run \(commandLine) \(url.text)") }
         return .opened(application: name)
     }
@@ -46,13 +46,13 @@ public struct DaemonHarness: Sendable {
     public let bus: PrivateBus
     public let daemon: Connection
     public let dispatcher: Dispatcher
-    public let fallback: RecordingSystemDefault
+    public let fallback: RecordingOpener
 
     public static func with(
         handlerTimeout: Duration = .seconds(5), walkDeadline: Duration = .seconds(20),
         limits: HandlerRegistry<HandlerEndpoint>.Limits = .init(),
-        fallback: RecordingSystemDefault = RecordingSystemDefault(),
-        systemDefault: (@Sendable (Connection) -> any SystemDefault)? = nil,
+        fallback: RecordingOpener = RecordingOpener(),
+        opener: (@Sendable (Connection) -> any URLOpener)? = nil,
         asking: Dispatcher.Asking = .init(), repliesPerConnection: Int = 50000,
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
@@ -64,7 +64,7 @@ public struct DaemonHarness: Sendable {
             configuration.walkDeadline = walkDeadline
             configuration.limits = limits
             let dispatcher = try await Daemon.serve(
-                on: daemon, configuration: configuration, systemDefault: systemDefault?(daemon) ?? fallback, logger: .silent,
+                on: daemon, configuration: configuration, opener: opener?(daemon) ?? fallback, logger: .silent,
                 asking: asking)
             try await body(DaemonHarness(bus: bus, daemon: daemon, dispatcher: dispatcher, fallback: fallback))
         }

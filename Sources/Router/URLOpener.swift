@@ -2,7 +2,7 @@ import Routing
 import XDG
 
 /// What the fallback did with a URL every handler passed on.
-public enum FallbackResult: Sendable, Equatable {
+public enum LaunchResult: Sendable, Equatable {
     /// The application with this desktop-file ID was started.
     case opened(application: String)
     /// No application is set up for the scheme.
@@ -15,16 +15,16 @@ public enum FallbackResult: Sendable, Equatable {
 }
 
 /// The desktop's default application, as the daemon's last resort.
-public protocol SystemDefault: Sendable {
+public protocol URLOpener: Sendable {
     /// The desktop-file ID that would open `url`, or `nil`; for `Explain`.
     func application(for url: ValidatedURL) -> String?
     /// Opens `url` with the default application.
-    func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult
+    func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult
     /// Opens `url` with the application `id` names (a rule's `Open=`), whatever the defaults say.
-    func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult
+    func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult
     /// Runs `commandLine` (Exec syntax, no shell) with `url` (a rule's `Exec=`);
     /// `name` identifies it in logs.
-    func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult
+    func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> LaunchResult
     /// What the chooser offers for `url`: `offering` as far as each is
     /// installed, in that order, or (when empty) every target set up for the
     /// URL's scheme, the default first.
@@ -37,26 +37,26 @@ public protocol SystemDefault: Sendable {
 }
 
 /// A fallback that opens nothing, for tests of the handler chain alone.
-public struct NoSystemDefault: SystemDefault {
+public struct NoURLOpener: URLOpener {
     public init() {}
     public func application(for url: ValidatedURL) -> String? { nil }
-    public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
         .noApplication(reason: "no system default is configured")
     }
 }
 
-extension SystemDefault {
+extension URLOpener {
     /// By default, nothing to watch.
     public var defaultsFiles: [(directory: String, name: String)] { [] }
     public func defaultsChanged() {}
     /// By default, no application can be named: for fallbacks in tests of the chain alone.
-    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {
         .noApplication(reason: "this fallback opens no named applications")
     }
     /// By default, nothing can be offered.
     public func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate] { [] }
     /// By default, no command can be run.
-    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> LaunchResult {
         .launchFailed(application: nil, reason: "this fallback runs no commands")
     }
 }

@@ -6,7 +6,7 @@ import Routing
 
 /// The desktop's default application for a URL's scheme, as `xdg-open` and
 /// GIO pick it, never the dispatcher itself.
-public final class DesktopSystemDefault: SystemDefault {
+public final class DesktopURLOpener: URLOpener {
     private let database: DesktopDatabase
     private let system: ApplicationCatalog.System
     private let launcher: Launcher
@@ -66,7 +66,7 @@ public final class DesktopSystemDefault: SystemDefault {
         try LaunchGate.admit(url, globs: globs ?? MimeGlobs.load(database.base))
     }
 
-    public func open(_ url: ValidatedURL, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
         let globs = url.scheme == "file" ? MimeGlobs.load(database.base) : nil
         let admitted: AdmittedURL
         do { admitted = try admit(url, globs: globs) } catch { return .refused(reason: error.reason) }
@@ -87,7 +87,7 @@ public final class DesktopSystemDefault: SystemDefault {
 
     /// Opens `url` with a target (`Open=`): an application, one of its
     /// desktop actions (`id:action`), or a browser profile (`id@profile`).
-    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> FallbackResult {
+    public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {
         let admitted: AdmittedURL
         do { admitted = try admit(url) } catch { return .refused(reason: error.reason) }
         let id = target.applicationID
@@ -142,13 +142,13 @@ public final class DesktopSystemDefault: SystemDefault {
         }
     }
 
-    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> FallbackResult {
+    public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> LaunchResult {
         let admitted: AdmittedURL
         do { admitted = try admit(url) } catch { return .refused(reason: error.reason) }
         return await launch(admitted, with: DesktopEntry(id: name, commandLine: commandLine), activationToken: activationToken)
     }
 
-    private func launch(_ admitted: AdmittedURL, with entry: DesktopEntry, activationToken: String?) async -> FallbackResult {
+    private func launch(_ admitted: AdmittedURL, with entry: DesktopEntry, activationToken: String?) async -> LaunchResult {
         do {
             try await launcher.open(admitted, with: entry, activationToken: activationToken)
             return .opened(application: entry.id)
@@ -168,7 +168,7 @@ public final class DesktopSystemDefault: SystemDefault {
     /// type (or the nearest of its parent types that has one), as GIO and
     /// xdg-open open files; the dispatcher itself is never chosen, even when
     /// it is the default for `text/html`.
-    private func open(_ admitted: AdmittedURL, file: LocalFile, globs: MimeGlobs, activationToken: String?) async -> FallbackResult {
+    private func open(_ admitted: AdmittedURL, file: LocalFile, globs: MimeGlobs, activationToken: String?) async -> LaunchResult {
         let found: DesktopEntry?
         do { found = try entry(forType: file.mimeType, globs: globs) } catch {
             return .launchFailed(application: nil, reason: "cannot read the application directories: \(error)")
