@@ -5,6 +5,7 @@
 // right on the bus layer with nothing but the vocabulary under it
 // (PackageLayeringTests checks all three).
 //   Posix         errno, file descriptors and the one retry on EINTR (swift-system's shape, no Foundation)
+//   CommandLineOptions pure: options declared once, for parsing and --help, by every program
 //   SafeText      pure: peer text escaped for logs, terminals and error messages
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode) and show them
 //   Routing       pure, the vocabulary: validated URLs, targets, handler specs and answers, outcomes, found links,
@@ -45,6 +46,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "Posix"),
+        .target(name: "CommandLineOptions"),
         .target(name: "SafeText"),
         .target(name: "HostNames", dependencies: ["SafeText"]),
         .target(name: "Routing", dependencies: ["HostNames", "SafeText"]),
@@ -64,13 +66,13 @@ let package = Package(
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
         .target(name: "Desktop", dependencies: ["Posix", "SafeText", "DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
-        .target(name: "ChooserService", dependencies: ["Posix", "DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
-        .target(name: "OpenURLDaemon", dependencies: ["SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
+        .target(name: "ChooserService", dependencies: ["CommandLineOptions", "Posix", "DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
+        .target(name: "OpenURLDaemon", dependencies: ["CommandLineOptions", "SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
-        .target(name: "OpenURLCommand", dependencies: ["Posix", "SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
-        .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
+        .target(name: "OpenURLCommand", dependencies: ["CommandLineOptions", "Posix", "SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
+        .executableTarget(name: "openurld", dependencies: ["CommandLineOptions", "OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
-        .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["ChooserService", "Spawn"]),
+        .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["CommandLineOptions", "ChooserService", "Spawn"]),
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),
@@ -88,7 +90,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["XDG", "Desktop", "FileAccess", "Router", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Router", "Routing", "XDG", "Spawn", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["XDG", "Rules", "OpenURL", "OpenURLCommand", "OpenURLDaemon", "Router", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Router", "Desktop", "Routing", "Spawn", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["CommandLineOptions", "OpenURLDaemon", "DBus", "DispatcherAPI", "Router", "Desktop", "Routing", "Spawn", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -101,7 +103,7 @@ if getenv("OPENURLD_NO_CHOOSER") == nil {
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev"])]),
         .executableTarget(
             name: "openurld-chooser",
-            dependencies: ["CGtk", "ChooserService", "DispatcherAPI", "Desktop", "FileAccess", "HostNames", "Router", "Routing", "Rules", "Spawn", "XDG"]),
+            dependencies: ["CGtk", "ChooserService", "CommandLineOptions", "DispatcherAPI", "Desktop", "FileAccess", "HostNames", "Router", "Routing", "Rules", "Spawn", "XDG"]),
     ]
 }
 

@@ -1,3 +1,5 @@
+import CommandLineOptions
+
 /// `openurld-chooser-dmenu`'s command line.
 public struct DmenuOptions: Sendable, Equatable {
     public var address: String?
@@ -19,33 +21,20 @@ public struct DmenuOptions: Sendable, Equatable {
         case help
     }
 
-    /// Parses the arguments after the program name.
-    public static func parse(_ arguments: [String]) throws(DmenuUsageError) -> Action {
+    /// Parses the arguments after the program name: the options, then the
+    /// menu's command line (after `--`, or from the first word that is no option).
+    public static func parse(_ arguments: [String]) throws(UsageError) -> Action {
+        let given = try ParsedArguments(arguments, options: Self.options, words: .commandAtFirstOperand)
+        if given.has(Option.help) { return .help }
+        let chooser = try ChooserOptions(given)
         var options = DmenuOptions()
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "-h", "--help": return .help
-            case "--address":
-                guard let value = remaining.popFirst() else { throw DmenuUsageError("--address needs a value") }
-                options.address = value
-            case "--idle-exit":
-                guard let limit = remaining.popFirst().flatMap(ChooserService.idleExit) else {
-                    throw DmenuUsageError("--idle-exit takes a number of seconds (0 for never)")
-                }
-                options.idleExit = limit
-            case "--":
-                options.command = Array(remaining)
-                return .run(options)
-            case let other where other.hasPrefix("-"):
-                throw DmenuUsageError("unknown option '\(other)'")
-            default:
-                options.command = [argument] + remaining
-                return .run(options)
-            }
-        }
+        (options.address, options.idleExit) = (chooser.address, chooser.idleExit)
+        options.command = given.command ?? []
         return .run(options)
     }
+
+    /// The options, for parsing and `--help`.
+    static let options = [ChooserOptions.address, ChooserOptions.idleExit, Option.help]
 
     public static let help = """
         Usage: openurld-chooser-dmenu [--address ADDRESS] [--idle-exit SECS] [--] [MENU [ARG]...]
@@ -68,11 +57,7 @@ public struct DmenuOptions: Sendable, Equatable {
         '%wOpen %u with'.
 
         Options:
-          --address ADDRESS  serve on the bus at ADDRESS instead of the session bus
-          --idle-exit SECS   exit after SECS with nothing to ask (default 30;
-                             0: never); D-Bus activation starts it again
-          -h, --help         print this help and exit
-
+        \(Option.helpLines(for: options))
         Examples:
           openurld-chooser-dmenu -- fuzzel --dmenu --prompt '%wOpen %u with: '
           openurld-chooser-dmenu -- rofi -dmenu -i -p '%wOpen %h'
@@ -81,10 +66,4 @@ public struct DmenuOptions: Sendable, Equatable {
         the name before anything asks), or override the activation file
         org.openurld.Chooser1.service in ~/.local/share/dbus-1/services.
         """
-}
-
-/// A mistake on `openurld-chooser-dmenu`'s command line.
-public struct DmenuUsageError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

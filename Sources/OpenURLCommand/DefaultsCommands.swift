@@ -102,7 +102,7 @@ struct DefaultsCommands {
             if failure == nil, makeDefault {
                 // KDE's own setting names the browser when mimeapps.list had none to keep.
                 if let browser = kde.browserID, browser != DispatcherAPI.desktopID, types.contains("x-scheme-handler/https") {
-                    for type in Command.defaultSchemes.map({ "x-scheme-handler/" + $0 }) where record[type] == nil { record[type] = browser }
+                    for type in Defaults.webSchemes.map({ "x-scheme-handler/" + $0 }) where record[type] == nil { record[type] = browser }
                 }
                 try recordFile.store(record, types: types)
             }

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import DispatcherAPI
 
 /// The daemon's command-line options.
@@ -33,39 +34,57 @@ public struct DaemonOptions: Sendable, Equatable {
         case version
     }
 
-    /// Parses `arguments` (without the program name).
+    /// The options, declared once for parsing and for `--help`.
+    enum Flag {
+        static let address = Option(
+            "--address", value: "ADDRESS", help: "serve on the bus at ADDRESS instead of the session bus (e.g. unix:path=/tmp/bus)")
+        static let handlerTimeout = Option("--handler-timeout", value: "SECS", help: "time one handler has to answer (default 5)")
+        static let walkDeadline = Option(
+            "--walk-deadline", value: "SECS", help: "time a whole walk may take, launching the application included (default 20)")
+        static let chooserDeadline = Option(
+            "--chooser-deadline", value: "SECS",
+            help: "time the person has to choose when a rule's Ask= or the caller's ask option shows the chooser (default 300, at most 1800); the walk's deadline starts again when the chooser is asked")
+        static let noRemember = Option(
+            "--no-remember", help: "never write remembered answers (the chooser then offers no \"Remember\")")
+        static let maxHandlersPerClient = Option(
+            "--max-handlers-per-client", value: "N", help: "handlers one connection may register (default 64)")
+        static let maxHandlers = Option(
+            "--max-handlers", value: "N", help: "handlers all connections together may register (default 4096)")
+        static let idleExit = Option(
+            "--idle-exit", value: "SECS",
+            help: "exit after SECS with no handler registered and no URL being opened (off by default; D-Bus activation starts openurld again when needed)")
+        static let replace = Option("--replace", help: "take the name over from a running instance")
+        static let verbose = Option("-v", "--verbose", help: "log full URLs and debug messages")
+
+        static let all = [
+            address, handlerTimeout, walkDeadline, chooserDeadline, noRemember, maxHandlersPerClient, maxHandlers, idleExit, replace,
+            verbose, Option.version, Option.help,
+        ]
+    }
+
+    /// Parses `arguments` (without the program name); an option given twice takes its last value.
     /// - Throws: `UsageError` naming the offending argument.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Action {
+        let given = try ParsedArguments(arguments, options: Flag.all, words: .none)
+        if given.has(Option.help) { return .help }
+        if given.has(Option.version) { return .version }
         var options = DaemonOptions()
-        var remaining = arguments[...]
-        while let argument = remaining.popFirst() {
-            // Accept both `--name value` and `--name=value`.
-            let (name, inline) = splitInlineValue(argument)
-            func value() throws(UsageError) -> String {
-                if let inline { return inline }
-                guard let next = remaining.popFirst() else { throw UsageError("\(name) needs a value") }
-                return next
-            }
-            switch name {
-            case "-h", "--help": return .help
-            case "--version": return .version
-            case "--verbose", "-v": options.verbose = true
-            case "--replace": options.replace = true
-            case "--address": options.address = try value()
-            case "--handler-timeout": options.handlerTimeout = try seconds(name, try value())
-            case "--walk-deadline": options.walkDeadline = try seconds(name, try value())
-            case "--chooser-deadline":
-                options.chooserDeadline = try seconds(name, try value())
-                guard options.chooserDeadline <= DispatcherAPI.maximumChooserDeadline else {
-                    throw UsageError("--chooser-deadline may be at most \(DispatcherAPI.maximumChooserDeadline), the time clients wait")
-                }
-            case "--no-remember": options.remember = false
-            case "--max-handlers-per-client": options.maxHandlersPerClient = try count(name, try value())
-            case "--max-handlers": options.maxHandlers = try count(name, try value())
-            case "--idle-exit": options.idleExit = try seconds(name, try value())
-            default: throw UsageError("unknown argument '\(argument)'")
+        func last(_ option: Option) -> String? { given.values(of: option).last }
+        options.verbose = given.has(Flag.verbose)
+        options.replace = given.has(Flag.replace)
+        options.remember = !given.has(Flag.noRemember)
+        options.address = last(Flag.address)
+        if let text = last(Flag.handlerTimeout) { options.handlerTimeout = try seconds(Flag.handlerTimeout.name, text) }
+        if let text = last(Flag.walkDeadline) { options.walkDeadline = try seconds(Flag.walkDeadline.name, text) }
+        if let text = last(Flag.chooserDeadline) {
+            options.chooserDeadline = try seconds(Flag.chooserDeadline.name, text)
+            guard options.chooserDeadline <= DispatcherAPI.maximumChooserDeadline else {
+                throw UsageError("--chooser-deadline may be at most \(DispatcherAPI.maximumChooserDeadline), the time clients wait")
             }
         }
+        if let text = last(Flag.maxHandlersPerClient) { options.maxHandlersPerClient = try count(Flag.maxHandlersPerClient.name, text) }
+        if let text = last(Flag.maxHandlers) { options.maxHandlers = try count(Flag.maxHandlers.name, text) }
+        if let text = last(Flag.idleExit) { options.idleExit = try seconds(Flag.idleExit.name, text) }
         return .run(options)
     }
 
@@ -80,30 +99,7 @@ public struct DaemonOptions: Sendable, Equatable {
         run it by hand to debug.
 
         Options:
-          --address ADDRESS        serve on the bus at ADDRESS instead of the
-                                   session bus (e.g. unix:path=/tmp/bus)
-          --handler-timeout SECS   time one handler has to answer (default 5)
-          --walk-deadline SECS     time a whole walk may take, launching the
-                                   application included (default 20)
-          --chooser-deadline SECS  time the person has to choose when a rule's
-                                   Ask= or the caller's ask option shows the
-                                   chooser (default 300, at most 1800); the
-                                   walk's deadline starts again when the
-                                   chooser is asked
-          --no-remember            never write remembered answers (the chooser
-                                   then offers no "Remember")
-          --max-handlers-per-client N
-                                   handlers one connection may register (default 64)
-          --max-handlers N         handlers all connections together may
-                                   register (default 4096)
-          --idle-exit SECS         exit after SECS with no handler registered and
-                                   no URL being opened (off by default; D-Bus
-                                   activation starts openurld again when needed)
-          --replace                take the name over from a running instance
-          -v, --verbose            log full URLs and debug messages
-          --version                print the version and exit
-          -h, --help               print this help and exit
-
+        \(Option.helpLines(for: Flag.all, alignedWith: [("--chooser-deadline SECS", "")]))
         Logging goes to standard error with syslog priority prefixes (<3> to <7>),
         which journald understands. Failures no caller will show the person (a
         rule that failed, a walk that failed after its caller was answered, a
@@ -123,17 +119,6 @@ public struct DaemonOptions: Sendable, Equatable {
         instance took over with --replace; 1 when the bus cannot be reached,
         the name is taken, or the connection drops; 2 on a usage error.
         """
-}
-
-/// A mistake on the command line.
-public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}
-
-func splitInlineValue(_ argument: String) -> (String, String?) {
-    guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return (argument, nil) }
-    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
 }
 
 /// Parses a count between 1 and 1 000 000.

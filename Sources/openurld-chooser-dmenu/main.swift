@@ -1,10 +1,11 @@
 import ChooserService
+import CommandLineOptions
 import Glibc
 import Spawn
 
 // Wiring only: parse, pick the menu, serve.
 let environment = currentEnvironment()
-switch Result(catching: { () throws(DmenuUsageError) in try DmenuOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
+switch Result(catching: { () throws(UsageError) in try DmenuOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
 case .failure(let error):
     let message = "openurld-chooser-dmenu: \(error)\nTry 'openurld-chooser-dmenu --help' for more information.\n"
     _ = message.withCString { write(2, $0, strlen($0)) }

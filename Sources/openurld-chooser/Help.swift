@@ -1,3 +1,13 @@
+import ChooserService
+import CommandLineOptions
+
+/// `--service`: the one option only the GTK chooser takes.
+let serviceOption = Option("--service", help: "serve org.openurld.Chooser1 (started by D-Bus activation)")
+/// The options, for parsing and `--help`.
+let chooserOptions = [
+    serviceOption, ChooserOptions.address, ChooserOptions.idleExit, Option.version, Option.help,
+]
+
 let chooserHelp = """
     Usage: openurld-chooser [--service [--address ADDRESS] [--idle-exit SECS]]
 
@@ -21,10 +31,5 @@ let chooserHelp = """
     In the preferences window ("Link Chooser"): Esc or Ctrl+W closes it.
 
     Options:
-      --service          serve org.openurld.Chooser1 (started by D-Bus activation)
-      --address ADDRESS  serve on the bus at ADDRESS instead of the session bus
-      --idle-exit SECS   with --service, exit after SECS with no window open
-                         (default 30; 0: never)
-      --version          print the version and exit
-      -h, --help         print this help and exit
+    \(Option.helpLines(for: chooserOptions).dropLast())
     """

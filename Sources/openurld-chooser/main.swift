@@ -1,5 +1,6 @@
 import CGtk
 import ChooserService
+import CommandLineOptions
 import DispatcherAPI
 import Glibc
 import Spawn
@@ -14,36 +15,25 @@ func complain(_ problem: String) {
     _ = message.withCString { write(2, $0, strlen($0)) }
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())[...]
-var service = false
-var address: String?
-var idleExit: Duration? = .seconds(30)
-while let argument = arguments.popFirst() {
-    switch argument {
-    case "--service": service = true
-    case "--address":
-        guard let value = arguments.popFirst() else {
-            complain("--address needs a value")
-            exit(2)
-        }
-        address = value
-    case "--idle-exit":
-        guard let limit = arguments.popFirst().flatMap(ChooserService.idleExit) else {
-            complain("--idle-exit takes a number of seconds (0 for never)")
-            exit(2)
-        }
-        idleExit = limit
-    case "--version":
-        print("openurld-chooser \(DispatcherAPI.version)")
-        exit(0)
-    case "-h", "--help":
-        print(chooserHelp)
-        exit(0)
-    default:
-        complain("unknown argument '\(argument)'")
-        exit(2)
-    }
+let given: ParsedArguments
+let options: ChooserOptions
+do throws(UsageError) {
+    given = try ParsedArguments(Array(CommandLine.arguments.dropFirst()), options: chooserOptions, words: .none)
+    options = try ChooserOptions(given)
+} catch {
+    complain(error.description)
+    exit(2)
 }
+if given.has(Option.version) {
+    print("openurld-chooser \(DispatcherAPI.version)")
+    exit(0)
+}
+if given.has(Option.help) {
+    print(chooserHelp)
+    exit(0)
+}
+let service = given.has(serviceOption)
+let (address, idleExit) = (options.address, options.idleExit)
 ChooserTrace.enabled = environment["OPENURLD_CHOOSER_TRACE"] != nil
 ChooserTrace.mark("started")
 

@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Desktop
 import DispatcherAPI
 import Glibc

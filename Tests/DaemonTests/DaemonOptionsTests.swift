@@ -1,3 +1,4 @@
+import CommandLineOptions
 import Testing
 
 @testable import OpenURLDaemon
