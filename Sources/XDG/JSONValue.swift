@@ -37,40 +37,26 @@ public indirect enum JSONValue: Equatable, Sendable {
             guard index < bytes.count else { return nil }
             switch bytes[index] {
             case UInt8(ascii: "{"):
-                index += 1
                 var members: [String: JSONValue] = [:]
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
-                while true {
-                    skipSpace()
-                    guard let key = string() else { return nil }
-                    skipSpace()
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
-                    index += 1
-                    guard let member = value(depth: depth + 1) else { return nil }
+                let closed = elements(until: UInt8(ascii: "}")) { reader in
+                    reader.skipSpace()
+                    guard let key = reader.string() else { return false }
+                    reader.skipSpace()
+                    guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":") else { return false }
+                    reader.index += 1
+                    guard let member = reader.value(depth: depth + 1) else { return false }
                     members[key] = member
-                    skipSpace()
-                    guard index < bytes.count else { return nil }
-                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                    guard bytes[index] == UInt8(ascii: "}") else { return nil }
-                    index += 1
-                    return .object(members)
+                    return true
                 }
+                return closed ? .object(members) : nil
             case UInt8(ascii: "["):
-                index += 1
                 var items: [JSONValue] = []
-                skipSpace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
-                while true {
-                    guard let item = value(depth: depth + 1) else { return nil }
+                let closed = elements(until: UInt8(ascii: "]")) { reader in
+                    guard let item = reader.value(depth: depth + 1) else { return false }
                     items.append(item)
-                    skipSpace()
-                    guard index < bytes.count else { return nil }
-                    if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                    guard bytes[index] == UInt8(ascii: "]") else { return nil }
-                    index += 1
-                    return .array(items)
+                    return true
                 }
+                return closed ? .array(items) : nil
             case UInt8(ascii: "\""):
                 return string().map(JSONValue.string)
             case UInt8(ascii: "t"): return literal("true", .bool(true))
@@ -80,6 +66,29 @@ public indirect enum JSONValue: Equatable, Sendable {
                 let start = index
                 while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
                 return Double(String(decoding: bytes[start..<index], as: UTF8.self)).map(JSONValue.number)
+            }
+        }
+
+        /// Reads the elements of an object or array that starts at `index`,
+        /// separated by commas, through `closing`; `false` on malformed text.
+        mutating func elements(until closing: UInt8, _ element: (inout Reader) -> Bool) -> Bool {
+            index += 1
+            skipSpace()
+            if index < bytes.count, bytes[index] == closing {
+                index += 1
+                return true
+            }
+            while true {
+                guard element(&self) else { return false }
+                skipSpace()
+                guard index < bytes.count else { return false }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    continue
+                }
+                guard bytes[index] == closing else { return false }
+                index += 1
+                return true
             }
         }
 
