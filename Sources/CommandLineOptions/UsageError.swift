@@ -11,4 +11,15 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         self.description = description
         self.topic = topic
     }
+
+    /// What `program` prints for it on standard error: the mistake, then
+    /// where its help is (`Try 'openurl explain --help' …`).
+    public func report(by program: String) -> String {
+        "\(program): \(description)\n\(hint(for: program))\n"
+    }
+
+    /// `Try 'PROGRAM [TOPIC] --help' for more information.`
+    public func hint(for program: String) -> String {
+        "Try '\(program)\(topic.map { " " + $0 } ?? "") --help' for more information."
+    }
 }

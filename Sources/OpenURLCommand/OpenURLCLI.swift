@@ -20,8 +20,7 @@ public enum OpenURLCLI {
             let (command, invocation) = try Subcommand.invocation(of: arguments, environment: environment)
             return try command.run(invocation)
         } catch {
-            let hint = error.topic.map { "openurl \($0) --help" } ?? "openurl --help"
-            Console.error(error.description, hint: "Try '\(hint)' for more information.")
+            Console.error(error.description, hint: error.hint(for: "openurl"))
             return .finished(ExitStatus.usage.rawValue)
         }
     }

@@ -7,8 +7,7 @@ import Spawn
 let environment = currentEnvironment()
 switch Result(catching: { () throws(UsageError) in try DmenuOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
 case .failure(let error):
-    let message = "openurld-chooser-dmenu: \(error)\nTry 'openurld-chooser-dmenu --help' for more information.\n"
-    _ = message.withCString { write(2, $0, strlen($0)) }
+    _ = error.report(by: "openurld-chooser-dmenu").withCString { write(2, $0, strlen($0)) }
     exit(2)
 case .success(.help):
     print(DmenuOptions.help)

@@ -10,18 +10,13 @@ import Spawn
 // the preferences window (the application grid starts it so).
 let environment = currentEnvironment()
 
-func complain(_ problem: String) {
-    let message = "openurld-chooser: \(problem)\nTry 'openurld-chooser --help' for more information.\n"
-    _ = message.withCString { write(2, $0, strlen($0)) }
-}
-
 let given: ParsedArguments
 let options: ChooserOptions
 do throws(UsageError) {
     given = try ParsedArguments(Array(CommandLine.arguments.dropFirst()), options: chooserOptions, words: .none)
     options = try ChooserOptions(given)
 } catch {
-    complain(error.description)
+    _ = error.report(by: "openurld-chooser").withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
 if given.has(Option.version) {

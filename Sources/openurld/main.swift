@@ -10,8 +10,7 @@ let environment = currentEnvironment()
 
 switch Result(catching: { () throws(UsageError) in try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
 case .failure(let error):
-    let message = "openurld: \(error)\nTry 'openurld --help' for more information.\n"
-    _ = message.withCString { write(2, $0, strlen($0)) }
+    _ = error.report(by: "openurld").withCString { write(2, $0, strlen($0)) }
     exit(2)
 case .success(.help):
     print(DaemonOptions.help)
