@@ -1,11 +1,13 @@
 /// A change of a bus name's owner, from the bus's `NameOwnerChanged` signal.
 public struct NameOwnerChange: Sendable, Equatable {
+    /// The name whose owner changed.
     public let name: BusName
     /// The previous owner, `nil` when the name had none.
     public let oldOwner: BusName?
     /// The new owner, `nil` when the name is now unowned (for a unique name: the connection left).
     public let newOwner: BusName?
 
+    /// A change of `name` from `oldOwner` to `newOwner`.
     public init(name: BusName, oldOwner: BusName?, newOwner: BusName?) {
         self.name = name
         self.oldOwner = oldOwner

@@ -2,7 +2,9 @@ import Synchronization
 
 /// A signal received by a subscription.
 public struct ReceivedSignal: Sendable {
+    /// The signal's message: its sender, path, interface and member.
     public let message: Message
+    /// The signal's arguments.
     public let arguments: [Value]
 }
 

@@ -105,6 +105,7 @@ public final class Connection: Sendable {
     /// wait, in order, up to `maximumCallsWaitingPerSender`, and beyond that
     /// are answered `LimitsExceeded`. See `CallQueues`.
     public static let maximumCallsRunningPerSender = CallQueues.maximumRunning
+    /// How many of one sender's calls to `async` methods may wait for their turn.
     public static let maximumCallsWaitingPerSender = CallQueues.maximumQueued
 
     /// Whether the connection is still open.

@@ -32,19 +32,34 @@ extension DBusError {
 }
 
 extension ErrorName {
+    /// A generic failure, when no other name fits.
     public static let failed = ErrorName(trusted: "org.freedesktop.DBus.Error.Failed")
+    /// The arguments were wrong: a bad type, value or count.
     public static let invalidArgs = ErrorName(trusted: "org.freedesktop.DBus.Error.InvalidArgs")
+    /// No reply came in time, or the peer left before replying.
     public static let noReply = ErrorName(trusted: "org.freedesktop.DBus.Error.NoReply")
+    /// An operation timed out.
     public static let timeout = ErrorName(trusted: "org.freedesktop.DBus.Error.Timeout")
+    /// The connection is closed.
     public static let disconnected = ErrorName(trusted: "org.freedesktop.DBus.Error.Disconnected")
+    /// Memory ran out.
     public static let noMemory = ErrorName(trusted: "org.freedesktop.DBus.Error.NoMemory")
+    /// No object is exported at the path called.
     public static let unknownObject = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownObject")
+    /// The object has no such interface.
     public static let unknownInterface = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownInterface")
+    /// The interface has no such method.
     public static let unknownMethod = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownMethod")
+    /// The interface has no such property.
     public static let unknownProperty = ErrorName(trusted: "org.freedesktop.DBus.Error.UnknownProperty")
+    /// The property cannot be set.
     public static let propertyReadOnly = ErrorName(trusted: "org.freedesktop.DBus.Error.PropertyReadOnly")
+    /// The bus or the peer refused the caller.
     public static let accessDenied = ErrorName(trusted: "org.freedesktop.DBus.Error.AccessDenied")
+    /// A quota was reached (the bus's, or the peer's own).
     public static let limitsExceeded = ErrorName(trusted: "org.freedesktop.DBus.Error.LimitsExceeded")
+    /// The name has no owner.
     public static let nameHasNoOwner = ErrorName(trusted: "org.freedesktop.DBus.Error.NameHasNoOwner")
+    /// No program owns the name, and none can be activated for it.
     public static let serviceUnknown = ErrorName(trusted: "org.freedesktop.DBus.Error.ServiceUnknown")
 }

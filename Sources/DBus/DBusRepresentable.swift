@@ -13,8 +13,11 @@ public protocol DBusRepresentable: Sendable {
 
 /// A D-Bus variant (`v`): a value that carries its own type.
 public struct Variant: DBusRepresentable, Hashable {
+    /// The value inside.
     public var value: Value
+    /// A variant holding `value`.
     public init(_ value: Value) { self.value = value }
+    /// A variant holding `value`'s D-Bus form.
     public init<T: DBusRepresentable>(_ value: T) { self.value = value.dbusValue }
     public static var dbusType: DBusType { .variant }
     public var dbusValue: Value { .variant(value) }

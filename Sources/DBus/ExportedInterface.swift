@@ -3,11 +3,16 @@
 /// The same description routes incoming calls, checks their signatures and
 /// generates the introspection XML, so the three cannot disagree.
 public struct ExportedInterface: Sendable {
+    /// The interface's name.
     public let name: InterfaceName
+    /// Its methods.
     public var methods: [ExportedMethod]
+    /// Its properties, read through `org.freedesktop.DBus.Properties`.
     public var properties: [ExportedProperty]
+    /// The signals it may emit.
     public var signals: [ExportedSignal]
 
+    /// An interface `name` with these members.
     public init(
         _ name: InterfaceName, methods: [ExportedMethod] = [], properties: [ExportedProperty] = [],
         signals: [ExportedSignal] = []
@@ -21,8 +26,11 @@ public struct ExportedInterface: Sendable {
 
 /// A named, typed argument, as shown in introspection.
 public struct Argument: Sendable, Equatable {
+    /// The argument's name.
     public let name: String
+    /// The argument's type.
     public let type: DBusType
+    /// An argument `name` of `type`.
     public init(_ name: String, _ type: DBusType) {
         self.name = name
         self.type = type
@@ -51,8 +59,11 @@ public struct ExportedMethod: Sendable {
         case deferred(@Sendable (MethodCall) async throws(DBusError) -> [Value])
     }
 
+    /// The method's name.
     public let name: MemberName
+    /// What it takes: a call with another signature is answered `InvalidArgs`.
     public let arguments: [Argument]
+    /// What it returns.
     public let results: [Argument]
     let body: Body
 
@@ -84,13 +95,16 @@ public struct ExportedMethod: Sendable {
 
 /// A read-only property an object exports through `org.freedesktop.DBus.Properties`.
 public struct ExportedProperty: Sendable {
+    /// The property's name.
     public let name: MemberName
+    /// The property's type.
     public let type: DBusType
     /// Whether the value never changes while the object exists (introspected as
     /// `EmitsChangedSignal=const`), so clients may cache it.
     public let isConstant: Bool
     let read: @Sendable () -> Value
 
+    /// A property `name` of `type`, whose value `read` gives.
     public init(_ name: MemberName, type: DBusType, isConstant: Bool = false, read: @escaping @Sendable () -> Value) {
         self.name = name
         self.type = type
@@ -101,8 +115,11 @@ public struct ExportedProperty: Sendable {
 
 /// A signal an object may emit, described for introspection.
 public struct ExportedSignal: Sendable {
+    /// The signal's name.
     public let name: MemberName
+    /// Its arguments.
     public let arguments: [Argument]
+    /// A signal `name` with `arguments`.
     public init(_ name: MemberName, arguments: [Argument] = []) {
         self.name = name
         self.arguments = arguments

@@ -3,13 +3,18 @@
 ///     MatchRule(sender: .bus, interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
 ///               arguments: [0: "org.openurld.Dispatcher1"])
 public struct MatchRule: Sendable, Hashable, CustomStringConvertible {
+    /// The sender to match (`nil`: any).
     public var sender: BusName?
+    /// The interface to match (`nil`: any).
     public var interface: InterfaceName?
+    /// The member to match (`nil`: any).
     public var member: MemberName?
+    /// The object path to match (`nil`: any).
     public var path: ObjectPath?
     /// `argN` matches: the N-th argument must be a string equal to the value (N < 64).
     public var arguments: [Int: String]
 
+    /// A rule matching what is given; what is not given matches anything.
     public init(
         sender: BusName? = nil, interface: InterfaceName? = nil, member: MemberName? = nil,
         path: ObjectPath? = nil, arguments: [Int: String] = [:]

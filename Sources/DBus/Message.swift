@@ -23,6 +23,7 @@ public final class Message: @unchecked Sendable {
         case methodCall, methodReturn, error, signal
     }
 
+    /// Whether this is a call, a reply, an error or a signal.
     public var kind: Kind {
         switch dbus_message_get_type(raw) {
         case CDBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
@@ -34,14 +35,19 @@ public final class Message: @unchecked Sendable {
 
     /// The unique name of the sending connection, when the bus filled it in.
     public var sender: BusName? { dbus_message_get_sender(raw).map { BusName(trusted: String(cString: $0)) } }
+    /// The name the message was sent to, if any.
     public var destination: BusName? {
         dbus_message_get_destination(raw).map { BusName(trusted: String(cString: $0)) }
     }
+    /// The object path of a call or a signal.
     public var path: ObjectPath? { dbus_message_get_path(raw).map { ObjectPath(trusted: String(cString: $0)) } }
+    /// The interface of a call or a signal.
     public var interface: InterfaceName? {
         dbus_message_get_interface(raw).map { InterfaceName(trusted: String(cString: $0)) }
     }
+    /// The member of a call or a signal.
     public var member: MemberName? { dbus_message_get_member(raw).map { MemberName(trusted: String(cString: $0)) } }
+    /// The error name of an error reply.
     public var errorName: ErrorName? {
         dbus_message_get_error_name(raw).map { ErrorName(trusted: String(cString: $0)) }
     }
@@ -50,7 +56,9 @@ public final class Message: @unchecked Sendable {
         let text = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
         return (try? Signature(text)) ?? .empty
     }
+    /// The message's serial number, unique per sender.
     public var serial: UInt32 { dbus_message_get_serial(raw) }
+    /// For a reply, the serial of the call it answers.
     public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
     /// Whether the sender asked for no reply (`NO_REPLY_EXPECTED`).
     public var expectsReply: Bool { dbus_message_get_no_reply(raw) == 0 }

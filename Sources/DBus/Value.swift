@@ -49,8 +49,11 @@ public indirect enum Value: Hashable, Sendable {
 
 /// One key–value pair of a D-Bus dictionary, kept in wire order.
 public struct DictionaryEntry: Hashable, Sendable {
+    /// The key.
     public var key: Value
+    /// The value.
     public var value: Value
+    /// A pair of `key` and `value`.
     public init(key: Value, value: Value) {
         self.key = key
         self.value = value
@@ -104,10 +107,15 @@ extension Value {
 // MARK: - Reading values without a switch at every call site
 
 extension Value {
+    /// The string, when this is one.
     public var string: String? { if case .string(let v) = self { v } else { nil } }
+    /// The boolean, when this is one.
     public var boolean: Bool? { if case .boolean(let v) = self { v } else { nil } }
+    /// The `int32`, when this is one.
     public var int32: Int32? { if case .int32(let v) = self { v } else { nil } }
+    /// The `uint32`, when this is one.
     public var uint32: UInt32? { if case .uint32(let v) = self { v } else { nil } }
+    /// The object path, when this is one.
     public var objectPath: ObjectPath? { if case .objectPath(let v) = self { v } else { nil } }
     /// The value inside a variant, or `nil` when this is not a variant.
     public var unwrapped: Value? { if case .variant(let v) = self { v } else { nil } }

@@ -18,6 +18,7 @@ extension DispatcherAPI {
     /// shaped like the portal backend's `AppChooser.ChooseApplication`:
     /// written by the daemon, read by every chooser.
     public struct ChooserRequest: Sendable, Equatable {
+        /// The question: the URL, the targets to offer, and how to ask.
         public var choice: ChoiceRequest
         /// How long the daemon waits for the answer: the chooser closes its
         /// window by then, since a later answer would be ignored.
@@ -28,6 +29,7 @@ extension DispatcherAPI {
         /// still knows the daemon's own deadline.
         public var deadline: UInt64?
 
+        /// A request for `choice`, answered within `timeout` (`nil`: no limit is sent).
         public init(_ choice: ChoiceRequest, timeout: Duration? = nil) {
             self.choice = choice
             self.timeout = timeout

@@ -38,14 +38,23 @@ public enum DispatcherAPI {
     /// The members of `org.openurld.Dispatcher1` and `org.openurld.Handler1`,
     /// named once for the daemon that exports them and every client.
     public enum Member {
+        /// `OpenURL(s url) -> (b accepted)`.
         public static let openURL: MemberName = "OpenURL"
+        /// `OpenURLWithOptions(s url, a{sv} options) -> (b accepted, a{sv} result)`.
         public static let openURLWithOptions: MemberName = "OpenURLWithOptions"
+        /// `RegisterHandler(o path, a{sv} spec) -> (u id)`.
         public static let registerHandler: MemberName = "RegisterHandler"
+        /// `UnregisterHandler(u id)`.
         public static let unregisterHandler: MemberName = "UnregisterHandler"
+        /// `ListHandlers() -> (aa{sv} handlers)`.
         public static let listHandlers: MemberName = "ListHandlers"
+        /// `ListRules() -> (aa{sv} rules, as problems)`.
         public static let listRules: MemberName = "ListRules"
+        /// `Explain(s url) -> (aa{sv} handlers, s application)`.
         public static let explain: MemberName = "Explain"
+        /// `DetectLinks(s text, a{sv} options) -> (a(uuss) links)`.
         public static let detectLinks: MemberName = "DetectLinks"
+        /// The `HandlersChanged` signal, sent when a handler comes or goes.
         public static let handlersChanged: MemberName = "HandlersChanged"
         /// `org.openurld.Handler1.HandleURL`.
         public static let handleURL: MemberName = "HandleURL"

@@ -4,12 +4,14 @@ import Routing
 /// A typed client of `org.openurld.Dispatcher1`, without Foundation, for the
 /// CLI and the `OpenURL` library.
 public struct DispatcherClient: Sendable {
+    /// The bus connection the calls go through.
     public let connection: Connection
     /// The per-call timeout; the daemon answers within its walk deadline
     /// (20 s). Opening a URL waits longer, `DispatcherAPI.longestWalk`: a rule
     /// may ask the person, who has minutes.
     public var timeout: Duration = .seconds(25)
 
+    /// A client calling the dispatcher over `connection` (starting it by D-Bus activation when it is installed).
     public init(connection: Connection) { self.connection = connection }
 
     /// Opens a URL through the dispatcher; with `ask`, the chooser is shown first.
@@ -24,6 +26,7 @@ public struct DispatcherClient: Sendable {
     /// A registered handler, as `ListHandlers` and `Explain` describe it.
     public typealias HandlerInfo = DispatcherAPI.HandlerInfo
 
+    /// The registered handlers, as `ListHandlers` lists them.
     public func handlers() async throws(DBusError) -> [HandlerInfo] {
         try await call(DispatcherAPI.Member.listHandlers).decode([[String: Variant]].self).map(HandlerInfo.init(listed:))
     }
@@ -61,6 +64,7 @@ public struct DispatcherClient: Sendable {
         return (rules.map(RuleInfo.init), problems)
     }
 
+    /// The daemon's version (its `Version` property).
     public func version() async throws(DBusError) -> String {
         let reply = try await connection.call(
             DispatcherAPI.busName, DispatcherAPI.objectPath, "org.freedesktop.DBus.Properties", "Get",
@@ -94,6 +98,8 @@ public struct DispatcherClient: Sendable {
         }
     }
 
+    /// Whether `error` means that no dispatcher could be reached or started
+    /// (as opposed to a dispatcher that answered with an error).
     public static func isUnreachable(_ error: DBusError) -> Bool {
         [ErrorName.serviceUnknown, .nameHasNoOwner, .noReply, .disconnected, ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ChildExited"),
          ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ExecFailed"), ErrorName(trusted: "org.freedesktop.DBus.Error.Spawn.ServiceNotFound"),

@@ -12,8 +12,10 @@ extension DispatcherAPI {
         public let callerAppID: String
         /// The URL before any rewrite.
         public let originalURL: String
+        /// The caller's activation token, passed on so the opened window may take focus.
         public let activationToken: String?
 
+        /// A context for a URL `caller` (whose app ID is `callerAppID`) opened as `originalURL`.
         public init(caller: String, callerAppID: String, originalURL: String, activationToken: String?) {
             self.caller = caller
             self.callerAppID = callerAppID
@@ -36,6 +38,7 @@ extension DispatcherAPI {
             return .dictionary(key: .string, value: .variant, entries)
         }
 
+        /// The context as `HandleURL`'s `a{sv}` argument.
         public var dictionary: [String: Variant] {
             var context: [String: Variant] = [
                 OptionKey.caller: Variant(caller), OptionKey.callerAppID: Variant(callerAppID), OptionKey.originalURL: Variant(originalURL),

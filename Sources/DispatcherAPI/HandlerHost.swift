@@ -12,6 +12,7 @@ public final class HandlerHost: Sendable {
     /// What to match, as `RegisterHandler` takes it.
     public typealias Spec = DispatcherAPI.HandlerMatch
 
+    /// A handler: given the URL and its context, what it says.
     public typealias Handle = @Sendable (String, Context) async -> HandlerReply
 
     private struct Live {
@@ -24,6 +25,7 @@ public final class HandlerHost: Sendable {
     private let counter = Atomic<UInt64>(0)
     private let watch = Mutex<SignalSubscription?>(nil)
 
+    /// A host serving handlers for `client`'s connection.
     public init(client: DispatcherClient) { self.client = client }
 
     /// Exports a handler and registers it with the dispatcher.

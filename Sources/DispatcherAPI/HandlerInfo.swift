@@ -4,15 +4,24 @@ extension DispatcherAPI {
     /// A registered handler, as `ListHandlers` lists it and `Explain` shows
     /// it: its id and owner, and what it matches (`HandlerMatch`'s keys).
     public struct HandlerInfo: Sendable, Equatable {
+        /// The dispatcher's id for it, which `UnregisterHandler` takes.
         public let id: UInt32
+        /// The unique bus name of the connection that registered it.
         public let owner: String
+        /// The name it was registered with, for people.
         public let name: String
+        /// The schemes it matches (`*`: all).
         public let schemes: [String]
+        /// The hosts it matches (`*.domain` for subdomains; empty: any).
         public let hosts: [String]
+        /// The path globs it matches (empty: any).
         public let paths: [String]
+        /// Higher is asked first.
         public let priority: Int32
+        /// `session` or `caller`.
         public let scope: String
 
+        /// The handler `id`, registered by `owner` for `match`.
         public init(id: UInt32, owner: String, match: HandlerMatch) {
             self.id = id
             self.owner = owner
@@ -53,6 +62,7 @@ extension DispatcherAPI {
         /// The host it was matched against, as a browser reads it.
         public let host: String?
 
+        /// A step of `handler` or `rule` (one is set), asked about `url`, and what it would do.
         public init(handler: HandlerInfo?, rule: RuleInfo?, url: String, result: String, resultURL: String?, host: String?) {
             self.handler = handler
             self.rule = rule

@@ -17,18 +17,27 @@ extension DispatcherAPI {
         public static let desktopStartupID = "desktop-startup-id"
         /// `HandleURL`'s context and `Choose`: who asked.
         public static let caller = "caller"
+        /// `HandleURL`'s context: the caller's application ID.
         public static let callerAppID = "caller-app-id"
         /// `HandleURL`'s context: the URL before any handler rewrote it.
         public static let originalURL = "original-url"
         /// `Choose`: the rule that asked, remembering, the deadline, the default, the targets left out.
         public static let rule = "rule"
+        /// `Choose`'s options: whether the answer may be remembered; its results: how far (`none`, `host`, `domain`).
         public static let remember = "remember"
+        /// `Choose`'s options: the host an answer would be remembered for.
         public static let rememberHost = "remember-host"
+        /// `Choose`'s options: the domain an answer would be remembered for.
         public static let rememberDomain = "remember-domain"
+        /// `Choose`'s options: how long the daemon waits, in seconds.
         public static let timeout = "timeout"
+        /// `Choose`'s options: when the daemon stops waiting, `CLOCK_MONOTONIC` microseconds.
         public static let deadline = "deadline"
+        /// `Choose`'s options: the target of the default application.
         public static let defaultTarget = "default-target"
+        /// `Choose`'s options: the default application's name.
         public static let defaultName = "default-name"
+        /// `Choose`'s options: how many targets were left out of the list.
         public static let omittedTargets = "omitted-targets"
 
         /// Every key above, for the test that looks for them spelled again.

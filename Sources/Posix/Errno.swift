@@ -4,12 +4,15 @@ import Glibc
 public struct Errno: Error, Equatable, Sendable, CustomStringConvertible {
     public let rawValue: Int32
 
+    /// The error `rawValue` names.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The calling thread's `errno`, now.
     public static var current: Errno { Errno(rawValue: errno) }
 
+    /// `EINTR`: a signal interrupted the call; it is retried.
     public static let interrupted = Errno(rawValue: EINTR)
+    /// `EWOULDBLOCK` (`EAGAIN`): nothing to read or room to write right now.
     public static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
 
     /// The C library's sentence for it ("No such file or directory").

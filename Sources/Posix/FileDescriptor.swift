@@ -6,10 +6,14 @@ import Glibc
 public struct FileDescriptor: Sendable, Equatable {
     public let rawValue: Int32
 
+    /// The descriptor numbered `rawValue`, which the caller owns.
     public init(_ rawValue: Int32) { self.rawValue = rawValue }
 
+    /// Descriptor 0.
     public static let standardInput = FileDescriptor(0)
+    /// Descriptor 1.
     public static let standardOutput = FileDescriptor(1)
+    /// Descriptor 2.
     public static let standardError = FileDescriptor(2)
 
     /// Reads at most `buffer.count` bytes; 0 at the end of the file.

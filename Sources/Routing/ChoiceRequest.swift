@@ -5,18 +5,21 @@ public struct ChooserCandidate: Sendable, Equatable {
         case application, action, profile
     }
 
+    /// Where the URL goes when this is chosen.
     public let target: Target
     /// The name to show, e.g. "Firefox (work)".
     public let name: String
     /// An icon name or absolute path, from the desktop entry; empty for none.
     public let icon: String
 
+    /// A candidate showing `name` and `icon` for `target`.
     public init(target: Target, name: String, icon: String) {
         self.target = target
         self.name = name
         self.icon = icon
     }
 
+    /// Whether the target is an application, one of its actions, or a browser profile.
     public var kind: Kind {
         switch target {
         case .application: .application
@@ -38,8 +41,11 @@ public enum RememberScope: String, Sendable, CaseIterable {
 
 /// What the chooser is asked.
 public struct ChoiceRequest: Sendable, Equatable {
+    /// The URL to open.
     public var url: ValidatedURL
+    /// The targets to offer, the default first.
     public var candidates: [ChooserCandidate]
+    /// The caller's activation token, for the chooser's window and the launch.
     public var activationToken: String?
     /// The calling application's ID, when known.
     public var callerAppID: String?
@@ -61,6 +67,7 @@ public struct ChoiceRequest: Sendable, Equatable {
     /// are left out, the last first, so the best (the default) stay.
     public static let maximumCandidates = 256
 
+    /// A question about `url` offering `candidates` (at most `maximumCandidates`; `omitted` counts the rest).
     public init(url: ValidatedURL, candidates: [ChooserCandidate], activationToken: String? = nil, callerAppID: String? = nil,
                 rule: String? = nil, remember: RememberTargets? = nil, linkText: String? = nil) {
         self.url = url
@@ -76,10 +83,12 @@ public struct ChoiceRequest: Sendable, Equatable {
 
 /// The host and domain an answer would be remembered for.
 public struct RememberTargets: Sendable, Equatable {
+    /// The host, as a browser reads it.
     public let host: String
     /// The registrable domain, when it differs from the host.
     public let domain: String?
 
+    /// Remembering for `host` and, when it is another name, for `domain`.
     public init(host: String, domain: String?) {
         self.host = host
         self.domain = domain == host ? nil : domain

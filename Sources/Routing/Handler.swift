@@ -4,6 +4,7 @@ public struct Handler<Payload: Sendable>: Sendable {
     public let id: UInt32
     /// Whose handler this is (for the daemon: the D-Bus unique name).
     public let owner: String
+    /// What it matches, its priority and scope.
     public let spec: HandlerSpec
     /// What the daemon needs to ask this handler (e.g. its object path).
     public let payload: Payload
@@ -28,11 +29,16 @@ public struct Handler<Payload: Sendable>: Sendable {
 /// registration), then higher id: newer registration (a later handler wraps
 /// the ones before it), and for rules, earlier in the files (see `RuleSet`).
 public struct WalkPosition: Comparable, Hashable, Sendable {
+    /// Whether it is the caller's own caller-scoped handler (asked first).
     public let isCallersOwn: Bool
+    /// Its priority: higher is further in.
     public let priority: Int32
+    /// Whether it comes from configuration (a rule).
     public let isConfigured: Bool
+    /// Its id: higher (newer) is further in.
     public let id: UInt32
 
+    /// A position from its parts.
     public init(isCallersOwn: Bool, priority: Int32, isConfigured: Bool = false, id: UInt32) {
         self.isCallersOwn = isCallersOwn
         self.priority = priority

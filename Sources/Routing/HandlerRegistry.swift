@@ -5,13 +5,17 @@
 public struct HandlerRegistry<Payload: Sendable>: Sendable {
     /// How many handlers one owner, and everybody together, may register.
     public struct Limits: Sendable, Equatable {
+        /// How many handlers one owner may register.
         public var perOwner: Int
+        /// How many handlers all owners together may register.
         public var total: Int
         /// How many bytes of spec text (`HandlerSpec.textSize`) one owner, and
         /// all owners together, may register: what keeps `ListHandlers`'
         /// reply far below the bus's 32 MiB message limit, whoever registers.
         public var specBytesPerOwner: Int
+        /// How many bytes of spec text all owners together may register.
         public var specBytesTotal: Int
+        /// Limits of these sizes (the defaults are the daemon's).
         public init(perOwner: Int = 64, total: Int = 4096, specBytesPerOwner: Int = 1 << 20, specBytesTotal: Int = 8 << 20) {
             self.perOwner = perOwner
             self.total = total
@@ -20,6 +24,7 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         }
     }
 
+    /// The limits registration is held to.
     public let limits: Limits
     /// Whether its handlers come from configuration (see `WalkPosition`).
     public let holdsConfigured: Bool
@@ -35,6 +40,7 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     private var index: [String: SchemeIndex] = [:]
     private var lastID: UInt32 = 0
 
+    /// An empty registry held to `limits`, for run-time handlers or (`holdsConfigured`) for rules.
     public init(limits: Limits = Limits(), holdsConfigured: Bool = false) {
         self.limits = limits
         self.holdsConfigured = holdsConfigured

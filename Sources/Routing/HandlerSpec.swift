@@ -17,7 +17,9 @@ public struct HandlerSpec: Hashable, Sendable {
     public let hosts: [HostPattern]
     /// Path globs; empty means any path.
     public let paths: [PathGlob]
+    /// Higher is asked first.
     public let priority: Int32
+    /// Whose URLs it is asked about.
     public let scope: Scope
     /// A name for people: shown by `ListHandlers`, `Explain` and the logs.
     public let name: String
@@ -79,11 +81,15 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     /// The host or, for a wildcard, the domain below which subdomains match:
     /// normalised, as `URLHost` holds it.
     public let domain: String
+    /// Whether it matches the subdomains of `domain` (`*.domain`) rather than the host itself.
     public let isWildcard: Bool
+    /// Whether `domain` is an IPv6 address.
     public let isIPv6: Bool
     /// The port a URL must use (its scheme's default counts), or any when `nil`.
     public let port: UInt16?
 
+    /// Reads a pattern: a host, `*.domain` or an IP address, optionally with `:port`.
+    /// - Throws: `RoutingError.invalidSpec` saying what is wrong with it.
     public init(_ text: String) throws(RoutingError) {
         func refuse(_ problem: String) -> RoutingError {
             RoutingError(.invalidSpec, "host pattern '\(displayable(text.prefix(64)))' \(problem)")
@@ -116,6 +122,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
+    /// Whether a URL with `host` and `port` (its scheme's default when not written) matches.
     public func matches(_ host: URLHost?, port: UInt16? = nil) -> Bool {
         if let wanted = self.port, wanted != port { return false }
         switch host {

@@ -15,6 +15,8 @@ public struct PathGlob: Hashable, Sendable, CustomStringConvertible {
     public let description: String
     let tokens: [Token]
 
+    /// Reads a glob: `*` within a segment, `**` across segments.
+    /// - Throws: `RoutingError.invalidSpec` for an empty or overlong glob.
     public init(_ text: String) throws(RoutingError) {
         if text.isEmpty { throw RoutingError(.invalidSpec, "path pattern is empty") }
         if text.utf8.count > 1024 { throw RoutingError(.invalidSpec, "path pattern is longer than 1024 bytes") }

@@ -43,12 +43,15 @@ public enum WalkOutcome: Sendable, Equatable {
 
 /// One handler asked during a walk: who, about which URL, and what came of it.
 public struct TraceEntry: Sendable, Equatable {
+    /// The id of the handler (or rule) asked.
     public let handlerID: UInt32
     /// Whether the handler is a rule from the configuration (see `Handler.isConfigured`).
     public let isConfigured: Bool
+    /// Its name, for people.
     public let handlerName: String
     /// The URL the handler was asked about.
     public let url: String
+    /// What it said, or what the dispatcher concluded.
     public let answer: HandlerAnswer
     /// Set when the handler's answer was not taken as given (e.g. an invalid rewrite).
     public let note: String?
@@ -56,9 +59,11 @@ public struct TraceEntry: Sendable, Equatable {
 
 /// The result of a walk.
 public struct WalkResult: Sendable, Equatable {
+    /// How the walk ended.
     public let outcome: WalkOutcome
     /// The URL after all rewrites.
     public let finalURL: ValidatedURL
+    /// Every handler asked, in order.
     public let trace: [TraceEntry]
 
     /// Whether the URL was accepted by a handler (fallback not included).
