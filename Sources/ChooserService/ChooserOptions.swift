@@ -8,8 +8,10 @@ public struct ChooserOptions: Sendable, Equatable {
     /// How long to stay with nothing to ask; `nil`: for ever.
     public var idleExit: Duration? = .seconds(30)
 
+    /// `--address ADDRESS`.
     public static let address = Option(
         "--address", value: "ADDRESS", help: "serve on the bus at ADDRESS instead of the session bus")
+    /// `--idle-exit SECS`.
     public static let idleExit = Option(
         "--idle-exit", value: "SECS", help: "exit after SECS with no question open (default 30; 0: never); D-Bus activation starts it again")
 

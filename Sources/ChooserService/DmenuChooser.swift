@@ -30,6 +30,7 @@ public final class DmenuChooser: Sendable {
     /// How long `%u` may be: a prompt shares its line with what is typed.
     public static let shortenedURLLength = 60
 
+    /// A chooser running the menu `command` (its `%h`, `%u`, `%w` filled in) with `environment`.
     public init(command: [String], environment: [String: String]) {
         self.command = command
         self.environment = environment

@@ -2,8 +2,8 @@ import CommandLineOptions
 
 /// `openurld-chooser-dmenu`'s command line.
 public struct DmenuOptions: Sendable, Equatable {
-    public var address: String?
-    public var idleExit: Duration? = .seconds(30)
+    /// The bus, and when to leave: what every chooser takes.
+    public var chooser = ChooserOptions()
     /// The menu command; empty: the first of `knownMenus` on `PATH`.
     public var command: [String] = []
 
@@ -16,6 +16,7 @@ public struct DmenuOptions: Sendable, Equatable {
         ["dmenu", "-p", "%wOpen %u with"],
     ]
 
+    /// What the command line asks for: serve with these options, or print the help.
     public enum Action: Sendable, Equatable {
         case run(DmenuOptions)
         case help
@@ -26,9 +27,8 @@ public struct DmenuOptions: Sendable, Equatable {
     public static func parse(_ arguments: [String]) throws(UsageError) -> Action {
         let given = try ParsedArguments(arguments, options: Self.options, words: .commandAtFirstOperand)
         if given.has(Option.help) { return .help }
-        let chooser = try ChooserOptions(given)
         var options = DmenuOptions()
-        (options.address, options.idleExit) = (chooser.address, chooser.idleExit)
+        options.chooser = try ChooserOptions(given)
         options.command = given.command ?? []
         return .run(options)
     }
@@ -36,6 +36,7 @@ public struct DmenuOptions: Sendable, Equatable {
     /// The options, for parsing and `--help`.
     static let options = [ChooserOptions.address, ChooserOptions.idleExit, Option.help]
 
+    /// The `--help` text.
     public static let help = """
         Usage: openurld-chooser-dmenu [--address ADDRESS] [--idle-exit SECS] [--] [MENU [ARG]...]
 

@@ -12,8 +12,10 @@ public struct LinkPresentation: Sendable, Equatable {
     public let host: String
     /// The rest: port, path, query, fragment.
     public let afterHost: String
+    /// What the person should know before opening it, most important first.
     public let warnings: [LinkWarning]
 
+    /// The presentation of `url`, clicked as `linkText` when the caller passed it.
     public init(_ url: ValidatedURL, linkText: String? = nil) {
         // Decided once: the host line and every warning show the host alike.
         let display: HostDisplay? = if case .name(let ascii)? = url.host { HostDisplay(ascii) } else { nil }

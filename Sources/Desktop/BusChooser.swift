@@ -13,10 +13,12 @@ import XDG
 public struct BusChooser: Chooser {
     let connection: Connection
 
+    /// A chooser asking over `connection`.
     public init(connection: Connection) {
         self.connection = connection
     }
 
+    /// Asks the chooser service, waiting at most `timeout` (the service is started by D-Bus activation).
     public func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
         let reply: [Value]
         let clock = ContinuousClock()

@@ -10,6 +10,7 @@ public final class ChildReaper: @unchecked Sendable {
     private let children = Mutex<Set<pid_t>>([])
     private var source: (any DispatchSourceSignal)?
 
+    /// A reaper that starts watching `SIGCHLD` now.
     public init() {
         let source = DispatchSource.makeSignalSource(signal: SIGCHLD, queue: .global())
         source.setEventHandler { [weak self] in self?.reap() }

@@ -7,7 +7,9 @@ import Synchronization
 /// Loads the `ApplicationCatalog` of an XDG tree from disk, and keeps it
 /// until something in the tree changes.
 public final class DesktopDatabase: Sendable {
+    /// The tree's base directories.
     public let base: BaseDirectories
+    /// `$XDG_CURRENT_DESKTOP` as set (`GNOME`, `KDE:Plasma`), whose names pick the `$desktop-mimeapps.list` files.
     public let currentDesktop: String?
     private let cache = Mutex<Cached?>(nil)
     /// The previous-defaults record as last read, by its file's signature.

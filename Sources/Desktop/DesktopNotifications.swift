@@ -54,6 +54,7 @@ public final class DesktopNotifications: FailureNotices {
 
     deinit { state.withLock { $0.subscriptions }.forEach { $0.cancel() } }
 
+    /// Shows `notice`, unless the person turned notices off or the rate limit holds it back.
     public func show(_ notice: FailureNotice) {
         guard settings.showsFailures else { return }
         guard let alsoNotShown = state.withLock({ $0.limit.admit(at: NotificationsCall.now()) }) else { return }

@@ -54,6 +54,7 @@ public final class DesktopURLOpener: URLOpener {
         }
     }
 
+    /// The desktop-file ID the defaults name for `url` (its scheme, or a file's type).
     public func application(for url: ValidatedURL) -> String? {
         let globs = url.scheme == "file" ? MimeGlobs.load(database.base) : nil
         guard let admitted = try? admit(url, globs: globs) else { return nil }
@@ -66,6 +67,7 @@ public final class DesktopURLOpener: URLOpener {
         try LaunchGate.admit(url, globs: globs ?? MimeGlobs.load(database.base))
     }
 
+    /// Opens `url` with the default application, after `LaunchGate` admits it.
     public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
         let globs = url.scheme == "file" ? MimeGlobs.load(database.base) : nil
         let admitted: AdmittedURL
@@ -121,6 +123,7 @@ public final class DesktopURLOpener: URLOpener {
         }
     }
 
+    /// The targets set up for `url`'s scheme, or `wanted` as far as each is installed.
     public func candidates(for url: ValidatedURL, offering wanted: [Target]) -> [ChooserCandidate] {
         guard LaunchGate.refusedSchemes[url.scheme] == nil, url.scheme != "file" else { return [] }
         guard !wanted.isEmpty else { return (try? database.targets(for: url.scheme, system: system)) ?? [] }
@@ -142,6 +145,7 @@ public final class DesktopURLOpener: URLOpener {
         }
     }
 
+    /// Runs `commandLine` (Exec syntax, no shell) with `url`, as `name` in the logs.
     public func run(_ commandLine: String, with url: ValidatedURL, name: String, activationToken: String?) async -> LaunchResult {
         let admitted: AdmittedURL
         do { admitted = try admit(url) } catch { return .refused(reason: error.reason) }

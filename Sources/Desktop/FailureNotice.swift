@@ -7,6 +7,7 @@ import SafeText
 /// caller was answered, a rule that could not do its work. Shown as a
 /// desktop notification (`DesktopNotifications`).
 public struct FailureNotice: Sendable, Equatable {
+    /// What failed.
     public enum Kind: Sendable, Equatable {
         /// A link was not opened.
         case notOpened
@@ -14,9 +15,11 @@ public struct FailureNotice: Sendable, Equatable {
         case ruleFailed(String)
     }
 
+    /// What failed.
     public let kind: Kind
     /// The link as shown: its scheme and host only (a path can hold a session token).
     public let link: String
+    /// Why, for people.
     public let reason: String
 
     /// A link `openurl` could not even read: it is shown as "a link", since its text is no URL.
@@ -26,6 +29,7 @@ public struct FailureNotice: Sendable, Equatable {
         self.reason = reason
     }
 
+    /// A notice of `kind` about `url`, shown by its scheme and host only.
     public init(_ kind: Kind, url: ValidatedURL, reason: String) {
         self.kind = kind
         if let host = url.host?.description, !host.isEmpty {
@@ -67,7 +71,9 @@ public struct FailureNotice: Sendable, Equatable {
 /// At most `limit` notices in any `window`; the ones past it are counted
 /// and said in the next one shown. Pure: the time is given.
 public struct NoticeRateLimit: Sendable, Equatable {
+    /// How many notices one window may show.
     public static let limit = 3
+    /// The window, in nanoseconds.
     public static let window: UInt64 = 30_000_000_000  // 30 s in nanoseconds
 
     /// When the notices in the window were shown (monotonic nanoseconds), oldest first.
@@ -75,6 +81,7 @@ public struct NoticeRateLimit: Sendable, Equatable {
     /// Notices dropped since the last one shown.
     public private(set) var dropped = 0
 
+    /// A limit with these notices already shown and dropped.
     public init(shown: [UInt64] = [], dropped: Int = 0) {
         self.shown = shown
         self.dropped = max(0, dropped)
@@ -102,6 +109,8 @@ public protocol FailureNotices: Sendable {
 
 /// Notices that go nowhere: tests of the walk alone, `--quiet`.
 public struct NoFailureNotices: FailureNotices {
+    /// Notices that go nowhere.
     public init() {}
+    /// Drops `notice`.
     public func show(_ notice: FailureNotice) {}
 }

@@ -111,6 +111,7 @@ public final class FilePoller: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
     private var last: [Int] = []
 
+    /// Polls the files of `directories` whose names pass `names` every `interval`, calling `onChange` when one changes.
     public init(directories: [String], names: @escaping @Sendable (String) -> Bool = { _ in true },
                 every interval: DispatchTimeInterval = .seconds(2), onChange: @escaping @Sendable () -> Void) {
         self.directories = directories

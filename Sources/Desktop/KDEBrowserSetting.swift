@@ -8,6 +8,7 @@ import XDG
 /// `xdg-settings get default-web-browser` reports it on KDE, so it must name
 /// the dispatcher whenever the dispatcher is the web browser.
 public struct KDEBrowserSetting: Sendable {
+    /// The path of `kdeglobals`.
     public let path: String
     /// Whether this session is KDE's (then the setting is written even when absent).
     public let isKDE: Bool
@@ -15,6 +16,7 @@ public struct KDEBrowserSetting: Sendable {
     static let group = "General"
     static let key = "BrowserApplication"
 
+    /// The setting of the tree `base` names, in the session `environment` describes.
     public init(base: BaseDirectories, environment: [String: String]) {
         path = base.configHome.trimmingSlash + "/kdeglobals"
         isKDE = (environment["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").contains { $0.uppercased() == "KDE" }

@@ -7,6 +7,7 @@ import XDG
 /// (the fallback, `Open=`, `Exec=`, a chosen or remembered target, an edited
 /// address, a handler's rewrite, a file by its type) has passed `LaunchGate`.
 public struct AdmittedURL: Sendable, Equatable {
+    /// The URL to launch.
     public let url: ValidatedURL
     /// For a `file:` URL, the file and its type.
     public let file: LocalFile?
@@ -28,6 +29,7 @@ public enum LaunchGate {
 
     /// Why a URL is not launched.
     public struct Refusal: Error, Equatable, Sendable {
+        /// Why, for people.
         public let reason: String
     }
 

@@ -34,6 +34,7 @@ public final class Launcher: Sendable {
 
     /// Why a launch failed, for people.
     public struct Failure: Error, Equatable, Sendable {
+        /// Why, for people.
         public let reason: String
     }
 

@@ -7,11 +7,14 @@ import Routing
 /// the default application for the file's type (what a desktop sends its
 /// default browser for an HTML file), never for "the file: scheme".
 public struct LocalFile: Sendable, Equatable {
+    /// The file's path.
     public let path: String
+    /// The file's MIME type, from its name.
     public let mimeType: String
 
     /// Why a `file:` URL is not opened.
     public struct Refusal: Error, Equatable, Sendable {
+        /// Why, for people.
         public let reason: String
     }
 

@@ -6,10 +6,12 @@ import XDG
 /// `$XDG_CONFIG_HOME/openurld/openurld.conf` (read on every notice, so a
 /// change applies at once). On when the file or the key is missing.
 public struct NotificationSettings: Sendable {
+    /// The path of `openurld.conf`.
     public let path: String
     static let group = "Notifications"
     static let key = "Failures"
 
+    /// The settings of the tree `base` names.
     public init(base: BaseDirectories) {
         path = base.configHome.trimmingSlash + "/openurld/openurld.conf"
     }

@@ -7,13 +7,21 @@ import Glibc
 /// `Notify` call for a `FailureNotice`, for the daemon's asynchronous
 /// connection and `openurl`'s blocking one alike.
 public enum NotificationsCall {
+    /// The notification server's bus name.
     public static let busName: BusName = "org.freedesktop.Notifications"
+    /// Its object path.
     public static let objectPath: ObjectPath = "/org/freedesktop/Notifications"
+    /// Its interface.
     public static let interface: InterfaceName = "org.freedesktop.Notifications"
+    /// `Notify`: shows a notification.
     public static let notify: MemberName = "Notify"
+    /// `GetCapabilities`: what the server supports (actions, body markup).
     public static let getCapabilities: MemberName = "GetCapabilities"
+    /// `ActionInvoked`: the person clicked an action.
     public static let actionInvoked: MemberName = "ActionInvoked"
+    /// `ActivationToken`: the token for the window an action opens.
     public static let activationToken: MemberName = "ActivationToken"
+    /// `NotificationClosed`: the notification went away.
     public static let notificationClosed: MemberName = "NotificationClosed"
 
     /// The one action offered: open the preferences window.

@@ -6,8 +6,10 @@ import XDG
 /// whenever it reads the defaults, `openurl set-default` when it takes a
 /// type over, the preferences window when the person picks another.
 public struct PreviousDefaultsFile: Sendable {
+    /// The path of `previous-defaults.list`.
     public let path: String
 
+    /// The record of the tree `base` names.
     public init(base: BaseDirectories) {
         path = base.stateHome.trimmingSlash + "/openurld/" + PreviousDefaults.fileName
     }

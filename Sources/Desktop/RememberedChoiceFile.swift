@@ -13,6 +13,7 @@ public struct RememberedChoiceFile: Sendable {
     /// The file's path: `$XDG_CONFIG_HOME/openurld/rules.d/remembered.rules`.
     public let path: String
 
+    /// The file of the tree `base` names.
     public init(base: BaseDirectories) {
         path = RuleFiles.directories(base)[0] + "/" + RememberedChoices.fileName
     }
@@ -61,6 +62,7 @@ public final class RememberScopes: Sendable {
     private let paths: [String]
     private let list = Mutex<PublicSuffixList??>(nil)
 
+    /// Scopes from the first readable list of `listPaths`.
     public init(listPaths: [String] = RememberScopes.listPaths) {
         paths = listPaths
     }

@@ -4,6 +4,7 @@ import Posix
 /// Why a file was not edited; nothing was changed.
 public struct EditError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
+    /// A refusal described by `description`.
     public init(_ description: String) { self.description = description }
 }
 

@@ -4,6 +4,7 @@ import Posix
 /// The system ran out of something (descriptors, memory) while reading the
 /// XDG tree: unlike a missing file, this says nothing about the tree.
 public struct ResourceExhausted: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The `errno` value (`EMFILE`, `ENFILE`, `ENOMEM`).
     public let code: Int32
     public var description: String { String(cString: strerror(code)) }
 

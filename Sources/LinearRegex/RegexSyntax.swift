@@ -32,6 +32,7 @@ enum Assertion: Sendable, Equatable {
 public struct RegexSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The offset in Unicode scalars from the start of the pattern.
     public let offset: Int
+    /// What is wrong there.
     public let reason: String
     public var description: String { "at offset \(offset): \(reason)" }
 }

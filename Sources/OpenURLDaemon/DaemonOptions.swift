@@ -25,6 +25,7 @@ public struct DaemonOptions: Sendable, Equatable {
     /// (D-Bus activation brings the daemon back on the next call); `nil`: never.
     public var idleExit: Duration?
 
+    /// The defaults.
     public init() {}
 
     /// What the command line asks for.
@@ -88,6 +89,7 @@ public struct DaemonOptions: Sendable, Equatable {
         return .run(options)
     }
 
+    /// The `--help` text.
     public static let help = """
         Usage: openurld [OPTION]...
 

@@ -12,12 +12,17 @@ import Synchronization
 public final class Dispatcher: Sendable {
     /// Timeouts and limits.
     public struct Configuration: Sendable {
+        /// How long one handler may take to answer.
         public var handlerTimeout: Duration = .seconds(5)
+        /// How long a whole walk may take, launching included.
         public var walkDeadline: Duration = DispatcherAPI.walkDeadline
         /// How long the person may take in the chooser.
         public var chooserDeadline: Duration = DispatcherAPI.chooserDeadline
+        /// How many handlers may be registered, per connection and in all.
         public var limits = HandlerRegistry<HandlerEndpoint>.Limits()
+        /// Whether to log full URLs and debug detail.
         public var verbose = false
+        /// The defaults.
         public init() {}
     }
 
@@ -35,6 +40,7 @@ public final class Dispatcher: Sendable {
 
     /// How the daemon asks the person, and keeps their answers.
     public struct Asking: Sendable {
+        /// Who asks the person.
         public var chooser: any Chooser
         /// Where remembered answers are written; `nil`: they are not remembered.
         public var file: RememberedChoiceFile?
@@ -43,6 +49,7 @@ public final class Dispatcher: Sendable {
         /// The rule directories, loaded again once an answer is written.
         public var ruleDirectories: [String]
 
+        /// Asking through `chooser`, remembering answers in `file` for `scopes`.
         public init(chooser: any Chooser = NoChooser(), file: RememberedChoiceFile? = nil, scopes: RememberScopes = RememberScopes(),
                     ruleDirectories: [String] = []) {
             self.chooser = chooser
@@ -62,6 +69,7 @@ public final class Dispatcher: Sendable {
         var lastActivity = ContinuousClock.now
     }
 
+    /// A dispatcher serving on `connection`, opening with `opener` when every step passes.
     public init(connection: Connection, configuration: Configuration, opener: any URLOpener, logger: Logger,
                 asking: Asking = Asking(), notices: any FailureNotices = NoFailureNotices()) {
         self.connection = connection

@@ -4,6 +4,7 @@ import Routing
 
 /// Where a run-time handler lives: the object its owner exported.
 public struct HandlerEndpoint: Sendable, Equatable {
+    /// The object path its owner exported it at.
     public let path: ObjectPath
 }
 

@@ -39,6 +39,7 @@ public struct Logger: Sendable {
     /// (a long host, a handler's long error) can flood the journal.
     public static let maximumLineBytes = 1000
 
+    /// Logs `message` at `level`, escaped and cut to `maximumLineBytes`.
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard level <= threshold else { return }
         let text = displayable(message())
@@ -50,8 +51,12 @@ public struct Logger: Sendable {
         }
         sink(level, cut + "… (\(text.utf8.count - cut.utf8.count) more bytes)")
     }
+    /// Logs at `error`.
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    /// Logs at `warning`.
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    /// Logs at `info`.
     public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    /// Logs at `debug`.
     public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
 }

@@ -35,7 +35,9 @@ public protocol Chooser: Sendable {
 
 /// No chooser: every `Ask=` passes. For walks that cannot ask anyone.
 public struct NoChooser: Chooser {
+    /// No chooser.
     public init() {}
+    /// Answers at once that there is no chooser.
     public func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
         .unavailable("no chooser is set up")
     }
@@ -43,6 +45,7 @@ public struct NoChooser: Chooser {
 
 /// An answer to remember, as the walk reports it: the daemon writes it as a rule.
 public struct RememberedChoice: Sendable, Equatable {
+    /// Where the URL opened.
     public let target: Target
     /// The scheme the URL had.
     public let scheme: String
@@ -53,6 +56,7 @@ public struct RememberedChoice: Sendable, Equatable {
     /// The priority of the remembered rule: just inside the rule that asked.
     public let priority: Int32
 
+    /// An answer to remember, from its parts.
     public init(target: Target, scheme: String, host: String, includesSubdomains: Bool, priority: Int32) {
         self.target = target
         self.scheme = scheme

@@ -6,6 +6,7 @@
 /// environment); a task-local carries it down without every layer passing it
 /// on. Without one, each wait keeps its own limit.
 public enum LaunchDeadline {
+    /// The current walk's deadline, when there is one.
     @TaskLocal public static var current: ContinuousClock.Instant?
 
     /// `limit`, or less when the deadline comes sooner; `nil` when it has passed.

@@ -21,9 +21,13 @@ public struct Router<Endpoint: Sendable>: Sendable {
     /// Asks one run-time handler about a URL, within the time left of the walk.
     public typealias Ask = @Sendable (Handler<Endpoint>, ValidatedURL, _ timeLeft: Duration) async -> HandlerAnswer
 
+    /// The rules, asked among the run-time handlers by priority.
     public let rules: RuleSet
+    /// The run-time handlers matching a URL.
     public let handlers: Handlers
+    /// How a run-time handler is asked.
     public let ask: Ask
+    /// What opens the URL when every step passes, and what rules' `Open=` and `Exec=` launch with.
     public let opener: any URLOpener
     /// How long one walk may take, launches included.
     public let deadline: Duration
@@ -55,6 +59,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
 
     /// What became of a URL.
     public struct Route: Sendable, Equatable {
+        /// How it ended.
         public var outcome: Outcome
         /// The URL after every rewrite.
         public var finalURL: ValidatedURL
@@ -82,6 +87,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
         /// cannot wait minutes (`Application.Open`, GIO's 25 s) is answered then.
         public var onAsk: (@Sendable () -> Void)?
 
+        /// Asking first or not, for a link shown as `linkText`, telling `onAsk` when the person is asked.
         public init(first: Bool = false, linkText: String? = nil, onAsk: (@Sendable () -> Void)? = nil) {
             self.first = first
             self.linkText = linkText
@@ -223,6 +229,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
 
     /// One step of a dry run, as `Explain` reports it.
     public struct ExplainedStep: Sendable {
+        /// The handler or rule.
         public let step: Handler<Step>
         /// The URL the step would be asked about.
         public let url: ValidatedURL

@@ -38,8 +38,11 @@ public protocol URLOpener: Sendable {
 
 /// A fallback that opens nothing, for tests of the handler chain alone.
 public struct NoURLOpener: URLOpener {
+    /// An opener that opens nothing.
     public init() {}
+    /// None: no application opens anything.
     public func application(for url: ValidatedURL) -> String? { nil }
+    /// Opens nothing: `noApplication`.
     public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
         .noApplication(reason: "no system default is configured")
     }
@@ -48,6 +51,7 @@ public struct NoURLOpener: URLOpener {
 extension URLOpener {
     /// By default, nothing to watch.
     public var defaultsFiles: [(directory: String, name: String)] { [] }
+    /// Nothing to notice.
     public func defaultsChanged() {}
     /// By default, no application can be named: for fallbacks in tests of the chain alone.
     public func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult {

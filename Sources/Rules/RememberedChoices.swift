@@ -21,12 +21,18 @@ public enum RememberedChoices {
     /// One remembered answer: open URLs of `schemes` on `host` (and, with
     /// `includesSubdomains`, every host below it) with `target`.
     public struct Entry: Sendable, Equatable {
+        /// The host, or with `includesSubdomains` the domain, it is remembered for.
         public let host: String
+        /// Whether every host below `host` is included.
         public let includesSubdomains: Bool
+        /// The schemes it covers.
         public let schemes: [String]
+        /// Where such URLs open.
         public let target: Target
+        /// The rule's priority: just inside the rule that asked.
         public let priority: Int32
 
+        /// An entry from its parts.
         public init(host: String, includesSubdomains: Bool, schemes: [String], target: Target, priority: Int32) {
             self.host = host
             self.includesSubdomains = includesSubdomains
@@ -43,6 +49,7 @@ public enum RememberedChoices {
         /// The rule's name: `remembered example.com`, or `remembered *.example.com`.
         public var ruleName: String { namePrefix + (includesSubdomains ? "*." : "") + host }
 
+        /// The entry as a rule file group (`[Rule remembered HOST]`).
         public var text: String {
             let hosts = includesSubdomains ? [host, "*." + host] : [host]
             return """

@@ -33,8 +33,11 @@ public struct Rule: Sendable {
     public let callers: [PathGlob]
     /// `StripQuery=`: globs over query-parameter names to remove.
     public let stripQuery: [PathGlob]
+    /// `Rewrite=`: the URL to pass on instead, from `Match=`'s groups.
     public let rewrite: URLTemplate?
+    /// What the rule does when it matches (`Result=`, `Open=`, `Exec=`, `Ask=`), if anything beyond rewriting.
     public let action: Action?
+    /// `Enabled=`: whether the rule takes part in walks.
     public let isEnabled: Bool
 
     /// Whether the rule's conditions beyond the spec hold: its pattern, and
@@ -100,8 +103,11 @@ public enum RuleEffect: Sendable, Equatable {
 
 /// Where a rule was defined.
 public struct RuleSource: Sendable, Hashable, CustomStringConvertible {
+    /// The rule file.
     public let path: String
+    /// The line, from 1.
     public let line: Int
+    /// Line `line` of the file at `path`.
     public init(path: String, line: Int) {
         self.path = path
         self.line = line
@@ -112,13 +118,17 @@ public struct RuleSource: Sendable, Hashable, CustomStringConvertible {
 /// A problem with a rule, for people; `RuleDiagnostic` adds where.
 public struct RuleError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
+    /// A problem described by `description`.
     public init(_ description: String) { self.description = description }
 }
 
 /// A problem found while loading rules: `file:line: reason`.
 public struct RuleDiagnostic: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where the problem is.
     public let source: RuleSource
+    /// What the problem is.
     public let reason: String
+    /// A problem `reason` at `source`.
     public init(_ source: RuleSource, _ reason: String) {
         self.source = source
         self.reason = reason

@@ -31,8 +31,11 @@ public enum RuleFiles {
 
     /// What loading found: the rules, the problems, and the files read.
     public struct Load: Sendable {
+        /// The rules read, in the order they are asked at equal priority.
         public let rules: [Rule]
+        /// The problems found, each at its file and line.
         public let diagnostics: [RuleDiagnostic]
+        /// The files read, in that order.
         public let files: [String]
     }
 

@@ -17,6 +17,7 @@ public struct RuleSet: Sendable {
     /// Whether any enabled rule has `Callers=`, so the walk needs the caller's app ID up front.
     public let needsCallerAppID: Bool
 
+    /// A set of `rules`, indexed for matching as run-time handlers are.
     public init(_ rules: [Rule] = []) {
         all = rules
         let enabled = rules.filter(\.isEnabled).prefix(Self.maximumCount)

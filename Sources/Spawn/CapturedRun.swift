@@ -9,6 +9,7 @@ public struct CapturedRun: Sendable {
     public let status: Int32?
     /// Standard output, up to the limit.
     public let output: [UInt8]
+    /// Whether the deadline ended it.
     public let timedOut: Bool
 }
 

@@ -6,8 +6,11 @@
 public struct ApplicationCatalog: Sendable {
     /// A desktop entry and the applications directory it was found in.
     public struct Installed: Sendable, Equatable {
+        /// The entry.
         public let entry: DesktopEntry
+        /// The applications directory it is in (index into `BaseDirectories.applicationDirectories`).
         public let directoryIndex: Int
+        /// `entry`, found in directory `directoryIndex`.
         public init(entry: DesktopEntry, directoryIndex: Int) {
             self.entry = entry
             self.directoryIndex = directoryIndex
@@ -50,6 +53,7 @@ public struct ApplicationCatalog: Sendable {
         /// Whether a desktop entry is the dispatcher itself.
         public var isDispatcher: @Sendable (DesktopEntry, String?) -> Bool
 
+        /// A system that finds programs with `resolve` and recognises the dispatcher with `isDispatcher`.
         public init(resolve: @escaping @Sendable (String) -> String?, isDispatcher: @escaping @Sendable (DesktopEntry, String?) -> Bool) {
             self.resolve = resolve
             self.isDispatcher = isDispatcher

@@ -4,8 +4,11 @@
 public struct BaseDirectories: Sendable, Equatable {
     /// `$HOME` ("/" when unset or relative).
     public let home: String
+    /// `$XDG_CONFIG_HOME` (`~/.config`).
     public let configHome: String
+    /// `$XDG_CONFIG_DIRS` (`/etc/xdg`).
     public let configDirs: [String]
+    /// `$XDG_DATA_HOME` (`~/.local/share`).
     public let dataHome: String
     /// `$XDG_STATE_HOME`: state that should survive a restart but is not worth
     /// backing up (openurld's record of the application behind it).
@@ -13,6 +16,7 @@ public struct BaseDirectories: Sendable, Equatable {
     /// `$XDG_DATA_DIRS`, then the sandbox export directories it lacks.
     public let dataDirs: [String]
 
+    /// The directories `environment` names, with the specification's defaults.
     public init(environment: [String: String]) {
         let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/"
         self.home = home

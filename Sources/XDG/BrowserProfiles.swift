@@ -13,8 +13,11 @@ public enum BrowserProfiles {
 
     /// One profile: the name written after `@`, and the arguments that open it.
     public struct Profile: Sendable, Equatable {
+        /// The profile's name, as a target writes it after `@`.
         public let name: String
+        /// The arguments the browser opens it with (`-P NAME`, `--profile-directory=DIR`).
         public let arguments: [String]
+        /// A profile `name`, opened with `arguments`.
         public init(name: String, arguments: [String]) {
             self.name = name
             self.arguments = arguments

@@ -4,17 +4,24 @@ public struct DesktopEntry: Sendable, Equatable {
     public let id: String
     /// Where it was found (for `%k`); empty for entries not read from disk.
     public let path: String
+    /// Its `Name=`.
     public let name: String
     public private(set) var exec: String?
+    /// Its `TryExec=`: the program that must be installed for the entry to count.
     public let tryExec: String?
+    /// Its `Icon=`.
     public let icon: String?
+    /// Its `MimeType=`: the types it can open.
     public let mimeTypes: [String]
     /// Its `Categories=`, e.g. `Network;WebBrowser;`.
     public let categories: [String]
     public private(set) var hidden: Bool
+    /// Its `NoDisplay=`: kept from menus, still usable as a default.
     public let noDisplay: Bool
+    /// Its `Terminal=`: it runs in a terminal.
     public let terminal: Bool
     public private(set) var dbusActivatable: Bool
+    /// Whether `Type=Application`.
     public let isApplication: Bool
     /// Its `Actions=`, in order, with their `[Desktop Action …]` groups.
     public let actions: [DesktopAction]

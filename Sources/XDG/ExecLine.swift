@@ -15,6 +15,7 @@ public struct ExecLine: Sendable, Equatable {
         case location
     }
 
+    /// The line's words and field codes, in order.
     public let parts: [Part]
 
     /// Parses a value that already had the keyfile `string` escapes removed.
@@ -182,5 +183,6 @@ public struct ExecLine: Sendable, Equatable {
 /// Why an `Exec` line cannot be used.
 public struct ExecLineError: Error, Equatable, Sendable, CustomStringConvertible {
     public let description: String
+    /// A refusal described by `description`.
     public init(_ description: String) { self.description = description }
 }

@@ -9,6 +9,7 @@ public indirect enum JSONValue: Equatable, Sendable {
     case bool(Bool)
     case null
 
+    /// Reads `text`; `nil` when it is malformed or nests deeper than 64.
     public init?(parsing text: String) {
         var reader = Reader(bytes: Array(text.utf8))
         guard let value = reader.value(depth: 0) else { return nil }
@@ -17,10 +18,12 @@ public indirect enum JSONValue: Equatable, Sendable {
         self = value
     }
 
+    /// The member `key` of an object; `nil` for a missing key or another kind of value.
     public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { members[key] } else { nil }
     }
 
+    /// The string, when this is one.
     public var string: String? { if case .string(let text) = self { text } else { nil } }
 
     private struct Reader {

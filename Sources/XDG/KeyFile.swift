@@ -5,8 +5,11 @@
 public struct KeyFile: Sendable, Equatable {
     /// One `[Group]` and its entries, in file order.
     public struct Group: Sendable, Equatable {
+        /// The group's name, between the brackets.
         public let name: String
+        /// The line its header is on.
         public let line: Int
+        /// Its entries, in file order.
         public var entries: [Entry]
 
         /// The raw value of the last `key` in the group (later lines win, as in GLib).
@@ -15,18 +18,24 @@ public struct KeyFile: Sendable, Equatable {
 
     /// One `Key=Value` line.
     public struct Entry: Sendable, Equatable {
+        /// The key, with any `[locale]` suffix.
         public let key: String
+        /// The raw value, escapes not yet removed.
         public let value: String
+        /// The line it is on.
         public let line: Int
     }
 
     /// A line that could not be parsed.
     public struct ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The line, from 1.
         public let line: Int
+        /// What is wrong with it.
         public let reason: String
         public var description: String { "line \(line): \(reason)" }
     }
 
+    /// The groups, in file order.
     public let groups: [Group]
 
     /// Parses `text`.

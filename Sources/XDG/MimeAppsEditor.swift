@@ -4,6 +4,7 @@ public struct MimeAppsEditor: Sendable {
     private var editor: KeyFileEditor
     private static let group = "Default Applications"
 
+    /// The edited text.
     public var text: String { editor.text }
 
     /// - Throws: `KeyFile.ParseError` when the text is not a keyfile: a file we

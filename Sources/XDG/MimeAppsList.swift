@@ -1,7 +1,10 @@
 /// One `mimeapps.list` file, at one level of the lookup order.
 public struct MimeAppsList: Sendable, Equatable {
+    /// `[Default Applications]`: the defaults by type, in order of preference.
     public var defaults: [String: [String]] = [:]
+    /// `[Added Associations]`: applications added for a type.
     public var added: [String: [String]] = [:]
+    /// `[Removed Associations]`: applications removed from a type.
     public var removed: [String: [String]] = [:]
     /// `$desktop-mimeapps.list` files may only set defaults.
     public var isDesktopSpecific = false
@@ -14,6 +17,7 @@ public struct MimeAppsList: Sendable, Equatable {
     /// when reproducing GLib (see `DesktopDatabase.GLibQuirks`).
     public var removalScope = 0
 
+    /// An empty file.
     public init() {}
 
     /// Reads the three groups; other groups are ignored.

@@ -8,9 +8,13 @@
 public struct MimeGlobs: Sendable, Equatable {
     /// One `weight:type:pattern[:flags]` line.
     public struct Glob: Sendable, Equatable {
+        /// Among matching patterns of the same kind, the highest weight wins.
         public let weight: Int
+        /// The MIME type it gives.
         public let type: String
+        /// The glob (`*.pdf`), or a literal name (`Makefile`).
         public let pattern: String
+        /// The `cs` flag: the name's case must match.
         public let caseSensitive: Bool
     }
 

@@ -9,10 +9,12 @@ public struct PreviousDefaults: Sendable, Equatable {
     /// Desktop-file IDs by MIME type.
     public private(set) var applications: [String: String] = [:]
 
+    /// The file's one group.
     public static let group = "Previous Defaults"
     /// The file's name in `$XDG_STATE_HOME/openurld`.
     public static let fileName = "previous-defaults.list"
 
+    /// A record of `applications` by type.
     public init(_ applications: [String: String] = [:]) {
         for (type, id) in applications { self[type] = id }
     }

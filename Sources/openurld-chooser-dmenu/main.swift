@@ -24,6 +24,6 @@ case .success(.run(let options)):
     }
     let chooser = DmenuChooser(command: command, environment: environment)
     exit(await ChooserService.run(
-        program: "openurld-chooser-dmenu", address: options.address, environment: environment, idleExit: options.idleExit, log: ChooserService.journalLine
+        program: "openurld-chooser-dmenu", address: options.chooser.address, environment: environment, idleExit: options.chooser.idleExit, log: ChooserService.journalLine
     ) { request in await chooser.choose(request.choice, within: request.answerTime()) })
 }
