@@ -268,19 +268,18 @@ public struct Router<Endpoint: Sendable>: Sendable {
         return (live + matchingRules.map { $0.withPayload(Step.rule) }).sorted { $0.position(for: caller) < $1.position(for: caller) }
     }
 
-    /// What a rule's effect would answer, and a description of what it would do.
+    /// What a rule's effect would answer, launching nothing and asking no one
+    /// (an `Ask=` passes), and what it would do, in words.
     static func dryRun(_ effect: RuleEffect) -> (HandlerAnswer, String) {
-        switch effect {
-        case .passOn(let url): (.rewrite(url.text), "pass on \(url.text)")
-        case .answer(let answer, _): (answer, answer.resultString)
-        case .useDefault(let url): (.useDefault(url.text), "open \(url.text) with the system default, asking no one further out")
-        case .open(let url, let id): (.handled, "would open \(url.text) with \(id)")
-        case .exec(let url, let commandLine): (.handled, "would run \(commandLine) with \(url.text)")
-        case .failed(let reason): (.failed(reason), "fails: \(reason)")
-        case .ask(let url, let targets):
-            (.systemAction, "would ask the person about \(url.text), offering "
-                + (targets.isEmpty ? "every target for \(url.scheme):" : targets.map(\.description).joined(separator: ", ")))
+        let answer: HandlerAnswer = switch effect {
+        case .passOn(let url): .rewrite(url.text)
+        case .answer(let answer, _): answer
+        case .useDefault(let url): .useDefault(url.text)
+        case .open, .exec: .handled
+        case .failed(let reason): .failed(reason)
+        case .ask: .systemAction
         }
+        return (answer, effect.explanation)
     }
 }
 

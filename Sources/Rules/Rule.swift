@@ -101,6 +101,23 @@ public enum RuleEffect: Sendable, Equatable {
     case failed(String)
 }
 
+extension RuleEffect {
+    /// What the effect would do, in words, as `Explain` says it.
+    public var explanation: String {
+        switch self {
+        case .passOn(let url): "pass on \(url.text)"
+        case .answer(let answer, _): answer.resultString
+        case .useDefault(let url): "open \(url.text) with the system default, asking no one further out"
+        case .open(let url, let target): "would open \(url.text) with \(target)"
+        case .exec(let url, let commandLine): "would run \(commandLine) with \(url.text)"
+        case .failed(let reason): "fails: \(reason)"
+        case .ask(let url, let targets):
+            "would ask the person about \(url.text), offering "
+                + (targets.isEmpty ? "every target for \(url.scheme):" : targets.map(\.description).joined(separator: ", "))
+        }
+    }
+}
+
 /// Where a rule was defined.
 public struct RuleSource: Sendable, Hashable, CustomStringConvertible {
     /// The rule file.
