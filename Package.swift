@@ -4,7 +4,8 @@
 // it, the manifest declares them in this order, and the public contract sits
 // right on the bus layer with nothing but the vocabulary under it
 // (PackageLayeringTests checks all three).
-//   Posix         errno, file descriptors and the one retry on EINTR (swift-system's shape, no Foundation)
+//   CPosix        the system headers Glibc's module map leaves out (eventfd); only Posix imports it
+//   Posix         errno, file descriptors, the event counter and the one retry on EINTR (swift-system's shape, no Foundation)
 //   CommandLineOptions pure: options declared once, for parsing and --help, by every program
 //   SafeText      pure: peer text escaped for logs, terminals and error messages
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode) and show them
@@ -45,7 +46,8 @@ let package = Package(
         .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection", "HostNames"]),
     ],
     targets: [
-        .target(name: "Posix"),
+        .systemLibrary(name: "CPosix"),
+        .target(name: "Posix", dependencies: ["CPosix"]),
         .target(name: "CommandLineOptions"),
         .target(name: "SafeText"),
         .target(name: "HostNames", dependencies: ["SafeText"]),

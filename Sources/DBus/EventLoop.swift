@@ -6,8 +6,8 @@ import Glibc
 ///
 /// libdbus tells us which file descriptors to watch and which timeouts to run.
 /// Enabled watches are polled by a `WatchPoller` thread and handled on
-/// `queue`; enabled timeouts share one Dispatch timer on `queue`, set for the
-/// earliest of them. Every libdbus
+/// `queue`; enabled timeouts share that thread's poll timeout, set for the
+/// earliest of them, and are handled on `queue` too. Every libdbus
 /// call for the connection happens on `queue`, so libdbus never sees two
 /// threads at once and no thread ever blocks inside libdbus on the socket.
 final class EventLoop: @unchecked Sendable {
@@ -72,6 +72,7 @@ final class EventLoop: @unchecked Sendable {
     func attach(_ connection: OpaquePointer, poll: @escaping WatchPoller.Poll = { Glibc.poll($0, $1, $2) }) throws(DBusError) {
         assertOnQueue()
         poller = try WatchPoller(queue: queue, poll: poll, handle: { [weak self] entry, flags in self?.handleReady(entry, flags: flags) },
+                                 onDeadline: { [weak self] in self?.turn { self?.fireDueTimeouts() } },
                                  fail: { [weak self] error in
                                      guard let loop = self else { return }
                                      // Disconnected, as the bus leaving is: nothing asked on it was answered.
@@ -191,10 +192,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Every enabled libdbus timeout (each pending call has one), by address.
-    /// They share the loop's one timer, set for the earliest of them: no
-    /// timer object is made and destroyed per call.
+    /// They share the poll thread's one deadline, set for the earliest of
+    /// them: nothing is made and destroyed per call.
     private var deadlines: [UInt: Deadline] = [:]
-    private var timer: (any DispatchSourceTimer)?
     private var timerSetFor: DispatchTime?
 
     /// (Re)starts `timeout`'s interval when enabled, forgets it when not, as
@@ -214,25 +214,16 @@ final class EventLoop: @unchecked Sendable {
         deadlines.removeValue(forKey: UInt(bitPattern: timeout))
     }
 
-    /// Sets the shared timer for the earliest deadline, unless it is already
-    /// set to fire no later. It is never moved later or stopped: one that
-    /// fires early finds nothing due and is set again. Moving a Dispatch
-    /// timer wakes libdispatch's timer thread, and a call that comes and
-    /// goes within its timeout (nearly every call) would move it twice.
+    /// Sets the poll thread's deadline for the earliest timeout, unless it is
+    /// already set no later. It is never moved later: one that comes early
+    /// finds nothing due and is set again. Moving it wakes the poll thread,
+    /// and a call that comes and goes within its timeout (nearly every call)
+    /// would move it twice.
     private func rescheduleTimer() {
         guard let earliest = deadlines.values.lazy.map(\.next).min() else { return }
         if let timerSetFor, timerSetFor <= earliest { return }
         timerSetFor = earliest
-        if timer == nil {
-            let made = DispatchSource.makeTimerSource(queue: queue)
-            made.setEventHandler { [weak self] in
-                guard let self else { return }
-                turn { fireDueTimeouts() }
-            }
-            made.resume()
-            timer = made
-        }
-        timer?.schedule(deadline: earliest, leeway: .milliseconds(1))
+        poller?.setDeadline(earliest)
     }
 
     /// Handles every timeout that is due (each may remove or re-add
@@ -249,10 +240,8 @@ final class EventLoop: @unchecked Sendable {
         scheduleDispatch()
     }
 
-    /// Cancels the shared timer (on detach, after libdbus removed every timeout).
+    /// Forgets the timeouts (on detach, after libdbus removed every one; the poll thread has stopped).
     private func stopTimer() {
-        timer?.cancel()
-        timer = nil
         timerSetFor = nil
         deadlines = [:]
     }

@@ -4,8 +4,11 @@ import Glibc
 import Posix
 import Synchronization
 
-/// Waits for libdbus's enabled watches on one dedicated thread with `poll()`,
-/// and handles each ready watch on the connection's loop queue.
+/// Waits for libdbus's enabled watches and its earliest timeout on one
+/// dedicated thread with `poll()`, and handles each ready watch, and the
+/// timeouts when their time comes, on the connection's loop queue: the poll
+/// thread is the loop, its timeout the earliest deadline, one `eventfd` to
+/// wake it when the watches or the deadline change.
 ///
 /// Why not Dispatch read and write sources: libdbus closes a socket right
 /// after removing its watch, while libdispatch unregisters a cancelled fd
@@ -33,16 +36,18 @@ final class WatchPoller: Sendable {
     private struct State {
         var enabled: [ObjectIdentifier: Entry] = [:]
         var stopped = false
-        /// The wake-up pipe is closed: the thread has ended (stopped, or its poll failed).
+        /// The wake-up descriptor is closed: the thread has ended (stopped, or its poll failed).
         var closed = false
+        /// When `onDeadline` is next due (`DispatchTime` nanoseconds), if ever.
+        var deadline: UInt64?
     }
 
     private let state = Mutex(State())
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: EventCounter
     private let queue: DispatchQueue
     private let handle: @Sendable (Entry, UInt32) -> Void
     private let fail: @Sendable (Errno) -> Void
+    private let onDeadline: @Sendable () -> Void
     private let poll: Poll
 
     /// `poll(2)`'s shape: a seam, so that tests can make it fail.
@@ -51,30 +56,29 @@ final class WatchPoller: Sendable {
     /// - Parameters:
     ///   - handle: runs on `queue` for a ready watch; it must check the
     ///     entry is still registered (`isEnabled`) before touching libdbus.
+    ///   - onDeadline: runs on `queue` when the deadline set by `setDeadline` comes.
     ///   - fail: runs once, on the poll thread, when `poll` fails with
     ///     anything but `EINTR`; the thread has stopped waiting (a failure
     ///     that would recur is reported, never spun on).
-    /// - Throws: `NoMemory` naming the call when the wake-up pipe or the
+    /// - Throws: `NoMemory` naming the call when the wake-up descriptor or the
     ///   thread cannot be made (descriptors or threads exhausted).
     init(queue: DispatchQueue, poll: @escaping Poll = { Glibc.poll($0, $1, $2) },
-         handle: @escaping @Sendable (Entry, UInt32) -> Void, fail: @escaping @Sendable (Errno) -> Void) throws(DBusError) {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else { throw DBusError(.noMemory, "cannot create the D-Bus poller's wake-up pipe: \(Errno.current)") }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+         handle: @escaping @Sendable (Entry, UInt32) -> Void, onDeadline: @escaping @Sendable () -> Void,
+         fail: @escaping @Sendable (Errno) -> Void) throws(DBusError) {
+        do {
+            wake = try EventCounter()
+        } catch {
+            throw DBusError(.noMemory, "cannot create the D-Bus poller's wake-up descriptor: \(error)")
         }
-        wakeRead = fds[0]
-        wakeWrite = fds[1]
         self.queue = queue
+        self.onDeadline = onDeadline
         self.poll = poll
         self.handle = handle
         self.fail = fail
         do {
             try startThread()
         } catch {
-            close(wakeRead)
-            close(wakeWrite)
+            wake.close()
             throw error
         }
     }
@@ -85,24 +89,33 @@ final class WatchPoller: Sendable {
         state.withLock { state in
             if enabled { state.enabled[ObjectIdentifier(entry)] = entry } else { state.enabled[ObjectIdentifier(entry)] = nil }
         }
-        wake()
+        wakeUp()
+    }
+
+    /// Asks for `onDeadline` at `deadline`, unless one is already due no later.
+    func setDeadline(_ deadline: DispatchTime) {
+        let changed = state.withLock { state in
+            if let set = state.deadline, set <= deadline.uptimeNanoseconds { return false }
+            state.deadline = deadline.uptimeNanoseconds
+            return true
+        }
+        if changed { wakeUp() }
     }
 
     func isEnabled(_ entry: Entry) -> Bool { state.withLock { $0.enabled[ObjectIdentifier(entry)] != nil } }
 
-    /// Ends the thread; the pipe is closed by the thread on its way out.
+    /// Ends the thread; the descriptor is closed by the thread on its way out.
     func stop() {
         state.withLock { $0.stopped = true }
-        wake()
+        wakeUp()
     }
 
     /// Under the lock that closing takes too: a wake-up never writes to a
     /// descriptor number the thread has closed (and the process reused).
-    private func wake() {
+    private func wakeUp() {
         state.withLock { state in
             guard !state.closed else { return }
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)  // a full pipe already means "wake up"
+            wake.signal()
         }
     }
 
@@ -125,28 +138,27 @@ final class WatchPoller: Sendable {
         defer {
             state.withLock { state in
                 state.closed = true
-                close(wakeRead)
-                close(wakeWrite)
+                wake.close()
             }
         }
-        var drain = [UInt8](repeating: 0, count: 64)
         while true {
-            guard let entries = state.withLock({ $0.stopped ? nil : Array($0.enabled.values) }) else { return }
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            guard let (entries, deadline) = state.withLock({ $0.stopped ? nil : (Array($0.enabled.values), $0.deadline) }) else { return }
+            var fds = [pollfd(fd: wake.descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
             for entry in entries {
                 var events: Int16 = 0
                 if entry.flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
                 if entry.flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: entry.fd, events: events, revents: 0))
             }
-            let ready = retryingOnInterrupt { fds.withUnsafeMutableBufferPointer { poll($0.baseAddress!, nfds_t($0.count), -1) } }
+            let wait = deadline.map { Self.milliseconds(until: $0) } ?? -1
+            let ready = retryingOnInterrupt { fds.withUnsafeMutableBufferPointer { poll($0.baseAddress!, nfds_t($0.count), wait) } }
             guard ready >= 0 else {
                 // EBADF, EINVAL, ENOMEM: it would fail again at once. The
                 // connection fails with it, so that its calls and its owner hear.
                 fail(.current)
                 return
             }
-            if fds[0].revents != 0 { _ = read(wakeRead, &drain, drain.count) }
+            if fds[0].revents != 0 { wake.drain() }
             for (entry, polled) in zip(entries, fds.dropFirst()) where polled.revents != 0 {
                 var flags: UInt32 = 0
                 if polled.revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
@@ -157,6 +169,20 @@ final class WatchPoller: Sendable {
                 // is about to consume is not reported again meanwhile.
                 queue.sync { handle(entry, flags) }
             }
+            let due = state.withLock { state -> Bool in
+                guard let set = state.deadline, set <= DispatchTime.now().uptimeNanoseconds else { return false }
+                state.deadline = nil
+                return true
+            }
+            if due { queue.sync { onDeadline() } }
         }
+    }
+
+    /// `poll`'s timeout for `deadline`: whole milliseconds, rounded up, so
+    /// that the thread never wakes just before it and spins.
+    static func milliseconds(until deadline: UInt64) -> Int32 {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard deadline > now else { return 0 }
+        return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
     }
 }

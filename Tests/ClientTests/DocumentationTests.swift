@@ -45,7 +45,8 @@ struct DocumentationTests {
                 try block.code.write(toFile: file, atomically: true, encoding: .utf8)
                 let result = try await run(
                     ["swiftc", "-typecheck", "-swift-version", "6", "-I", Binaries.directory + "/Modules",
-                     "-Xcc", "-fmodule-map-file=" + Binaries.repository + "/Sources/CDBus/module.modulemap"]
+                     "-Xcc", "-fmodule-map-file=" + Binaries.repository + "/Sources/CDBus/module.modulemap",
+                     "-Xcc", "-fmodule-map-file=" + Binaries.repository + "/Sources/CPosix/module.modulemap"]
                         + flags.flatMap { ["-Xcc", $0] } + [file])
                 #expect(result.status == 0, "\(document):\(block.line): the Swift block does not compile:\n\(result.stderr)")
                 compiled += 1

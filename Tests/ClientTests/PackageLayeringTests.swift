@@ -119,13 +119,14 @@ import TestSupport
     /// bus layer and stands on it and the vocabulary alone, so the public
     /// `OpenURL` library links itself, the contract, the bus layer, the
     /// vocabulary with its host parser, the text escaper and the system-call
-    /// layer (and libdbus's module map), never the rule engine.
+    /// layer (and the module maps of libdbus and the system headers), never the rule engine.
     @Test func theContractStandsOnTheBusAndTheVocabularyAlone() {
         let layers = Self.layers
         #expect(layers.firstIndex(of: "DispatcherAPI") == layers.firstIndex(of: "DBus").map { $0 + 1 })
-        #expect(Self.closure(of: "DispatcherAPI") == ["DBus", "CDBus", "Posix", "SafeText", "Routing", "HostNames"],
+        #expect(Self.closure(of: "DispatcherAPI") == ["DBus", "CDBus", "Posix", "CPosix", "SafeText", "Routing", "HostNames"],
                 "\(Self.closure(of: "DispatcherAPI").sorted())")
-        let library = Self.closure(of: "OpenURL").subtracting(["CDBus"]).union(["OpenURL"])
+        // System headers' module maps (libdbus's, Posix's) are no Swift modules of the project.
+        let library = Self.closure(of: "OpenURL").subtracting(["CDBus", "CPosix"]).union(["OpenURL"])
         #expect(library.count <= 7, "OpenURL links \(library.sorted())")
         #expect(library.isDisjoint(with: ["Rules", "LinearRegex", "Router", "XDG", "Desktop"]), "OpenURL links \(library.sorted())")
     }
@@ -150,6 +151,19 @@ import TestSupport
     func pureCoresLinkNeitherDBusNorSpawn(_ name: String) {
         let reachable = Self.closure(of: name)
         #expect(reachable.isDisjoint(with: ["DBus", "CDBus", "Spawn", "CSpawn", "Desktop"]), "\(name) reaches \(reachable.sorted())")
+    }
+
+    /// Each C binding has one Swift module over it, which every other module
+    /// goes through: libdbus only through `DBus`, posix_spawn through
+    /// `Spawn`, the missing system headers through `Posix`, GTK only in the chooser.
+    @Test func eachCBindingIsImportedByItsOneModule() {
+        let owners = ["CDBus": "DBus", "CSpawn": "Spawn", "CPosix": "Posix", "CGtk": "openurld-chooser"]
+        for (name, target) in Self.targets where target.path.hasPrefix("Sources/") && !owners.keys.contains(name) {
+            for (binding, owner) in owners where name != owner {
+                #expect(!Self.imports(under: target.path).contains(binding), "\(name) imports \(binding); only \(owner) may")
+            }
+        }
+        #expect(owners.keys.allSatisfy { Self.targets[$0] != nil || $0 == "CGtk" }, "a binding is missing from the manifest")
     }
 
     /// The daemon, the CLI and the dmenu adapter load no GTK: a headless
