@@ -56,24 +56,24 @@ public final class DesktopURLOpener: URLOpener {
 
     /// The desktop-file ID the defaults name for `url` (its scheme, or a file's type).
     public func application(for url: ValidatedURL) -> String? {
-        let globs = url.scheme == "file" ? MimeGlobs.load(database.base) : nil
-        guard let admitted = try? admit(url, globs: globs) else { return nil }
-        if let file = admitted.file, let globs { return (try? entry(forType: file.mimeType, globs: globs))?.id }
+        let mime = url.scheme == "file" ? MimeDatabase.load(database.base) : nil
+        guard let admitted = try? admit(url, mime: mime) else { return nil }
+        if let file = admitted.file, let mime { return (try? entry(forType: file.mimeType, globs: mime.globs))?.id }
         return (try? entry(for: url))?.id
     }
 
-    /// Every launch below starts here. `globs`: the MIME database, when the caller has read it already.
-    private func admit(_ url: ValidatedURL, globs: MimeGlobs? = nil) throws(LaunchGate.Refusal) -> AdmittedURL {
-        try LaunchGate.admit(url, globs: globs ?? MimeGlobs.load(database.base))
+    /// Every launch below starts here. `mime`: the MIME database, when the caller has read it already.
+    private func admit(_ url: ValidatedURL, mime: MimeDatabase? = nil) throws(LaunchGate.Refusal) -> AdmittedURL {
+        try LaunchGate.admit(url, mime: mime ?? MimeDatabase.load(database.base))
     }
 
     /// Opens `url` with the default application, after `LaunchGate` admits it.
     public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
-        let globs = url.scheme == "file" ? MimeGlobs.load(database.base) : nil
+        let mime = url.scheme == "file" ? MimeDatabase.load(database.base) : nil
         let admitted: AdmittedURL
-        do { admitted = try admit(url, globs: globs) } catch { return .refused(reason: error.reason) }
-        if let file = admitted.file, let globs {
-            return await open(admitted, file: file, globs: globs, activationToken: activationToken)
+        do { admitted = try admit(url, mime: mime) } catch { return .refused(reason: error.reason) }
+        if let file = admitted.file, let mime {
+            return await open(admitted, file: file, globs: mime.globs, activationToken: activationToken)
         }
         let found: DesktopEntry?
         do {

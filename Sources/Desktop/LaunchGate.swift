@@ -35,16 +35,21 @@ public enum LaunchGate {
 
     /// Lets `url` through, or says why not: a refused scheme; a `file:` URL
     /// of another host, of a missing file, or of a type that can run
-    /// (`RunnableTypes`, through the database's aliases and parent types).
-    public static func admit(_ url: ValidatedURL, globs: @autoclosure () -> MimeGlobs) throws(Refusal) -> AdmittedURL {
+    /// (`RunnableTypes`, through the database's aliases and parent types),
+    /// by its name or by its contents.
+    public static func admit(_ url: ValidatedURL, mime: @autoclosure () -> MimeDatabase) throws(Refusal) -> AdmittedURL {
         if let reason = refusedSchemes[url.scheme] { throw Refusal(reason: reason) }
         guard url.scheme == "file" else { return AdmittedURL(url: url, file: nil) }
-        let globs = globs()
+        let mime = mime()
         let file: LocalFile
-        do { file = try LocalFile(url, globs: globs) } catch { throw Refusal(reason: error.reason) }
+        do { file = try LocalFile(url, mime: mime) } catch { throw Refusal(reason: error.reason) }
+        let globs = mime.globs
         if let root = globs.runnableRoot(of: file.mimeType) {
             let kind = root == globs.canonical(file.mimeType) ? file.mimeType : "\(file.mimeType), a kind of \(root)"
             throw Refusal(reason: "\(file.path) is \(kind), which opening could run; openurld never opens such files")
+        }
+        if let runnable = file.runnableContents {
+            throw Refusal(reason: "\(file.path) has the contents of \(runnable), which opening could run, whatever its name says; openurld never opens such files")
         }
         return AdmittedURL(url: url, file: file)
     }

@@ -9,8 +9,14 @@ import Routing
 public struct LocalFile: Sendable, Equatable {
     /// The file's path.
     public let path: String
-    /// The file's MIME type, from its name.
+    /// The file's MIME type, from its name or, when the name does not
+    /// decide, its contents.
     public let mimeType: String
+    /// How the type was decided.
+    public let typing: FileTyping?
+    /// A runnable type whose contents rules match the file's first bytes,
+    /// whatever its name says (`#!/bin/sh` in `notes.txt`).
+    public let runnableContents: String?
 
     /// Why a `file:` URL is not opened.
     public struct Refusal: Error, Equatable, Sendable {
@@ -20,7 +26,7 @@ public struct LocalFile: Sendable, Equatable {
 
     /// - Throws: `Refusal` for another host's file or a missing file. Whether
     ///   its type may be opened is `LaunchGate`'s to say.
-    public init(_ url: ValidatedURL, globs: MimeGlobs) throws(Refusal) {
+    public init(_ url: ValidatedURL, mime: MimeDatabase) throws(Refusal) {
         if let host = url.host?.description, !host.isEmpty, host != "localhost" {
             throw Refusal(reason: "file: URLs of other hosts (\(host)) cannot be opened here")
         }
@@ -37,22 +43,36 @@ public struct LocalFile: Sendable, Equatable {
             throw Refusal(reason: "\(decoded) does not exist, or cannot be reached")
         }
         path = decoded
-        if info.st_mode & S_IFMT == S_IFDIR {
-            mimeType = "inode/directory"
-        } else {
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            (mimeType, typing, runnableContents) = ("inode/directory", nil, nil)
+        case S_IFREG:
+            // One read serves both: the typing's, when the name does not
+            // decide, and the gate's check for runnable contents.
+            let gateExtent = mime.magic.extent(of: mime.runnableContents)
+            var (read, asked): ([UInt8]?, Int) = (nil, -1)
+            func contents(_ count: Int) -> [UInt8]? {
+                // Read again only for more than was asked of a file that had it.
+                if asked >= count || (asked >= 0 && (read?.count ?? 0) < asked) { return read.map { Array($0.prefix(count)) } }
+                asked = max(count, gateExtent)
+                read = (try? FileSystem.prefix(of: decoded, count: asked)) ?? nil
+                return read.map { Array($0.prefix(count)) }
+            }
             let name = String(decoded.split(separator: "/").last ?? "")
-            mimeType = globs.type(ofFileNamed: name) ?? "application/octet-stream"
+            let typing = FileTyping(name: name, globs: mime.globs, magic: mime.magic, contents: contents)
+            (mimeType, self.typing) = (typing.type, typing)
+            let first = contents(gateExtent) ?? []
+            runnableContents = mime.runnableContents.isEmpty ? nil : mime.magic.match(first, among: mime.runnableContents)?.type
+        default:
+            // A FIFO, a device or a socket: never opened, typed as the
+            // specification names such objects, which no application opens.
+            let kind = switch info.st_mode & S_IFMT {
+            case S_IFIFO: "inode/fifo"
+            case S_IFCHR: "inode/chardevice"
+            case S_IFBLK: "inode/blockdevice"
+            default: "inode/socket"
+            }
+            (mimeType, typing, runnableContents) = (kind, nil, nil)
         }
-    }
-}
-
-extension MimeGlobs {
-    /// The database of `base`'s data directories (`$XDG_DATA_HOME`, then `$XDG_DATA_DIRS`).
-    public static func load(_ base: BaseDirectories) -> MimeGlobs {
-        MimeGlobs(directories: ([base.dataHome] + base.dataDirs).map { directory in
-            let mime = directory + "/mime/"
-            return ((try? FileSystem.read(mime + "globs2")) ?? nil, (try? FileSystem.read(mime + "aliases")) ?? nil,
-                    (try? FileSystem.read(mime + "subclasses")) ?? nil)
-        })
     }
 }

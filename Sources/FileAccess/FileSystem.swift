@@ -24,6 +24,54 @@ public enum FileSystem {
     /// so `/proc` files (whose size reads as 0) work too.
     /// - Throws: `ResourceExhausted` when the file could not be opened for lack of resources.
     public static func read(_ path: String) throws(ResourceExhausted) -> String? {
+        try bytes(of: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The file's bytes, on the terms of `read` (a binary file: `mime/magic`).
+    /// - Throws: `ResourceExhausted` when the file could not be opened for lack of resources.
+    public static func bytes(of path: String) throws(ResourceExhausted) -> [UInt8]? {
+        try reading(path) { fd in
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 16384)
+            while true {
+                // A file that fails half-way is not read at all: half a file is not what it says.
+                guard let n = try? fd.read(into: &chunk) else { return nil }
+                guard n > 0 else { break }
+                bytes += chunk[..<n]
+                if bytes.count > maximumFileSize { return nil }
+            }
+            return bytes
+        }
+    }
+
+    /// The first `count` bytes of a regular file (fewer when it is shorter),
+    /// or `nil` when it is missing, unreadable or anything but a regular
+    /// file. Whatever is not a regular file (a FIFO, a device, a socket) is
+    /// never even opened, so reading cannot block or set off a device.
+    /// - Throws: `ResourceExhausted` when the file could not be opened for lack of resources.
+    public static func prefix(of path: String, count: Int) throws(ResourceExhausted) -> [UInt8]? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return try reading(path) { fd in
+            var bytes = [UInt8](repeating: 0, count: max(count, 0))
+            var filled = 0
+            while filled < bytes.count {
+                let n: Int
+                do {
+                    n = try bytes.withUnsafeMutableBytes { buffer throws(Errno) in
+                        try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+                    }
+                } catch { return nil }
+                guard n > 0 else { break }
+                filled += n
+            }
+            return Array(bytes.prefix(filled))
+        }
+    }
+
+    /// Opens `path` for reading without blocking or taking a terminal, checks
+    /// it is a regular file, and gives `body` the descriptor.
+    private static func reading<T>(_ path: String, _ body: (FileDescriptor) -> T?) throws(ResourceExhausted) -> T? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else {
             try ResourceExhausted.check(errno)
@@ -32,16 +80,7 @@ public enum FileSystem {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            // A file that fails half-way is not read at all: half a file is not what it says.
-            guard let n = try? FileDescriptor(fd).read(into: &chunk) else { return nil }
-            guard n > 0 else { break }
-            bytes += chunk[..<n]
-            if bytes.count > maximumFileSize { return nil }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return body(FileDescriptor(fd))
     }
 
     /// Whether something exists at `path` (without following a final symlink's absence).

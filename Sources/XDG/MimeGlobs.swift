@@ -2,9 +2,8 @@
 /// relations, read from each data directory's `mime/globs2`, `mime/aliases`
 /// and `mime/subclasses` (the Shared MIME-info Database specification).
 ///
-/// Pure: built from file texts, most important directory first. Content
-/// sniffing (`mime/magic`) is not done: a file whose name matches no glob is
-/// `application/octet-stream`.
+/// Pure: built from file texts, most important directory first. What the
+/// contents say is `MimeMagic`'s; `FileTyping` decides between the two.
 public struct MimeGlobs: Sendable, Equatable {
     /// One `weight:type:pattern[:flags]` line.
     public struct Glob: Sendable, Equatable {
@@ -73,17 +72,32 @@ public struct MimeGlobs: Sendable, Equatable {
     /// `*.suffix`, then other patterns; within each, the highest weight.
     /// - Returns: `nil` when no glob matches.
     public func type(ofFileNamed name: String) -> String? {
+        bestMatches(ofFileNamed: name).first.map { canonical($0.type) }
+    }
+
+    /// The globs that decide for a file called `name`, by the order of
+    /// `type(ofFileNamed:)`: the best one first, then any that tie with it
+    /// (the same kind, weight and length). When they give more than one
+    /// type, the name alone does not decide (`*.ts`: an MPEG transport
+    /// stream or a Qt translation) and the contents must.
+    public func bestMatches(ofFileNamed name: String) -> [Glob] {
         let lowered = name.lowercased()
         func matches(_ glob: Glob, _ test: (String, String) -> Bool) -> Bool {
             glob.caseSensitive ? test(glob.pattern, name) : test(glob.pattern.lowercased(), lowered)
         }
-        let literal = globs.filter { !Self.hasWildcards($0.pattern) && matches($0) { $0 == $1 } }
-        if let best = literal.max(by: { $0.weight < $1.weight }) { return canonical(best.type) }
-        let suffixes = globs.filter { Self.isSimpleSuffix($0.pattern) && matches($0) { $1.hasSuffix($0.dropFirst()) } }
-        if let best = suffixes.max(by: { ($0.pattern.count, $0.weight) < ($1.pattern.count, $1.weight) }) { return canonical(best.type) }
-        let others = globs.filter { Self.hasWildcards($0.pattern) && !Self.isSimpleSuffix($0.pattern) && matches($0, Self.fnmatch) }
-        if let best = others.max(by: { ($0.weight, $0.pattern.count) < ($1.weight, $1.pattern.count) }) { return canonical(best.type) }
-        return nil
+        func best(_ candidates: [Glob], _ rank: (Glob) -> [Int]) -> [Glob] {
+            guard let top = candidates.max(by: { rank($0).lexicographicallyPrecedes(rank($1)) }) else { return [] }
+            return [top] + candidates.filter { $0 != top && rank($0) == rank(top) }
+        }
+        let literal = best(globs.filter { !Self.hasWildcards($0.pattern) && matches($0) { $0 == $1 } }) { [$0.weight] }
+        if !literal.isEmpty { return literal }
+        let suffixes = best(globs.filter { Self.isSimpleSuffix($0.pattern) && matches($0) { $1.hasSuffix($0.dropFirst()) } }) {
+            [$0.pattern.count, $0.weight]
+        }
+        if !suffixes.isEmpty { return suffixes }
+        return best(globs.filter { Self.hasWildcards($0.pattern) && !Self.isSimpleSuffix($0.pattern) && matches($0, Self.fnmatch) }) {
+            [$0.weight, $0.pattern.count]
+        }
     }
 
     /// The canonical name of `type` (aliases resolved).

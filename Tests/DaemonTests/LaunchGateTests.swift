@@ -55,8 +55,10 @@ struct LaunchGateTests {
     /// every scheme and type, and one file of each kind.
     func gatedTree() throws -> (XDGTree, [String: String]) {
         let tree = try XDGTree()
-        for name in ["globs2", "aliases", "subclasses"] {
-            try tree.write("usr/share/mime/" + name, try String(contentsOfFile: "/usr/share/mime/" + name, encoding: .utf8))
+        for name in ["globs2", "aliases", "subclasses", "magic"] {
+            let bytes = try #require(FileManager.default.contents(atPath: "/usr/share/mime/" + name), "shared-mime-info is not installed")
+            try FileManager.default.createDirectory(atPath: tree.root + "/usr/share/mime", withIntermediateDirectories: true)
+            try bytes.write(to: URL(fileURLWithPath: tree.root + "/usr/share/mime/" + name))
         }
         let types = ["application/vnd.appimage", "application/x-csh", "text/x-lua", "application/x-java-jnlp-file",
                      "application/x-python-bytecode", "application/x-shellscript", "text/plain", "application/x-executable"]
@@ -69,10 +71,13 @@ struct LaunchGateTests {
             MimeType=\((schemes + types).joined(separator: ";"));
             """)
         var files: [String: String] = [:]
-        for name in ["run.AppImage", "run.csh", "run.lua", "run.jnlp", "run.pyc", "run.sh", "notes.txt"] {
+        // A script is runnable by its name and, named as text (issue 25), by its contents.
+        for name in ["run.AppImage", "run.csh", "run.lua", "run.jnlp", "run.pyc", "run.sh", "script.txt"] {
             try tree.write("home/" + name, "#!/bin/sh\n")
             files[name] = "file://" + tree.root + "/home/" + name
         }
+        try tree.write("home/notes.txt", "plain notes\n")
+        files["notes.txt"] = "file://" + tree.root + "/home/notes.txt"
         // An encoded "/" (issue 25): decoded, it would name home/sub/b.txt, a
         // plain text file that would open.
         try tree.write("home/sub/b.txt", "plain\n")
