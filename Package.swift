@@ -117,6 +117,7 @@ if getenv("OPENURLD_FUZZ") != nil {
         .executableTarget(name: "fuzz-host", dependencies: ["HostNames"], path: "Tests/Fuzz/FuzzHost"),
         .executableTarget(name: "fuzz-exec", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzExec"),
         .executableTarget(name: "fuzz-keyfile", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzKeyFile"),
+        .executableTarget(name: "fuzz-magic", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzMagic"),
         .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),
         .executableTarget(name: "fuzz-detect", dependencies: ["LinkDetection"], path: "Tests/Fuzz/FuzzDetect"),
         .executableTarget(name: "fuzz-rules", dependencies: ["Rules", "Routing", "LinearRegex"], path: "Tests/Fuzz/FuzzRules"),
