@@ -182,7 +182,52 @@ public final class DesktopURLOpener: URLOpener {
     }
 
     private func entry(forType mimeType: String, globs: MimeGlobs) throws(ResourceExhausted) -> DesktopEntry? {
+        try application(forType: mimeType, globs: globs)?.entry
+    }
+
+    /// The application for `mimeType`: the default of the type or, failing
+    /// that, of its nearest parent type that has one; with that type and
+    /// whether a default line named it.
+    private func application(forType mimeType: String, globs: MimeGlobs) throws(ResourceExhausted) -> TypeApplication? {
         let catalog = try database.catalog()
-        return globs.lineage(of: mimeType).lazy.compactMap { catalog.defaultApplication(for: $0, system: self.system) }.first
+        return globs.lineage(of: mimeType).lazy.compactMap { type in
+            catalog.defaultApplicationAndWhy(for: type, system: self.system).map {
+                TypeApplication(entry: $0.entry, asked: globs.canonical(mimeType), type: type, isExplicitDefault: $0.isExplicitDefault)
+            }
+        }.first
+    }
+
+    /// What opens files of a type, and why, as `openurl default TYPE|PATH` says it.
+    public struct TypeApplication: Sendable, Equatable {
+        /// The application.
+        public let entry: DesktopEntry
+        /// The type asked about, aliases resolved.
+        public let asked: String
+        /// The type whose default it is: the one asked about, or a parent type.
+        public let type: String
+        /// Whether a `mimeapps.list` default names it (else: the most preferred application that claims the type).
+        public let isExplicitDefault: Bool
+
+        /// Where the answer came from, in words.
+        public var explanation: String {
+            let whose = type == asked ? type : "\(type), a parent type of \(asked)"
+            return isExplicitDefault ? "the default for \(whose)" : "the first application that claims \(whose)"
+        }
+    }
+
+    /// What would open files of `mimeType` (aliases resolved), and why; `nil` when nothing would.
+    public func application(forType mimeType: String) throws(ResourceExhausted) -> TypeApplication? {
+        let globs = MimeDatabase.load(database.base).globs
+        return try application(forType: globs.canonical(mimeType), globs: globs)
+    }
+
+    /// What would open the file `url` names: the gate's verdict, the file
+    /// (its type and what decided it), and the application, as `open` would
+    /// find them, launching nothing.
+    public func application(forFile url: ValidatedURL) throws(LaunchGate.Refusal) -> (file: LocalFile, application: TypeApplication?) {
+        let mime = MimeDatabase.load(database.base)
+        let admitted = try admit(url, mime: mime)
+        guard let file = admitted.file else { throw LaunchGate.Refusal(reason: "\(url.redacted) is not a file: URL") }
+        return (file, try? application(forType: file.mimeType, globs: mime.globs))
     }
 }

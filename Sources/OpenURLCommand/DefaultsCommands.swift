@@ -10,21 +10,54 @@ import XDG
 struct DefaultsCommands {
     let environment: [String: String]
 
-    /// Each scheme's fallback application, and where that answer came from.
-    func show(_ schemes: [String]) -> ExitStatus {
+    /// What `default` is asked about.
+    enum Subject: Equatable, Sendable {
+        case scheme(String)
+        case type(String)
+        /// A path as given, and its `file:` URL.
+        case file(String, ValidatedURL)
+    }
+
+    /// Each subject's fallback application, and where that answer came from:
+    /// for a file, its type and what decided it (a glob, the contents, the
+    /// text check) and whose default the application is. Opens nothing.
+    /// - Returns: `rejected` when a file would not be opened at all (missing, another host's, runnable).
+    func show(_ subjects: [Subject]) -> ExitStatus {
         let database = DesktopDatabase(environment: environment)
         let system = DesktopDatabase.system(path: environment["PATH"])
+        let opener = DesktopURLOpener(environment: environment, connection: nil, reaper: ChildReaper())
         var rows: [[String]] = []
-        for scheme in schemes {
-            let found: (entry: DesktopEntry, reason: ApplicationCatalog.FallbackReason)?
-            do { found = try database.fallbackApplication(forScheme: scheme, system: system) } catch {
-                Console.error("cannot read the application directories: \(error)")
-                return .rejected
+        var status = ExitStatus.accepted
+        for subject in subjects {
+            switch subject {
+            case .scheme(let scheme):
+                let found: (entry: DesktopEntry, reason: ApplicationCatalog.FallbackReason)?
+                do { found = try database.fallbackApplication(forScheme: scheme, system: system) } catch {
+                    Console.error("cannot read the application directories: \(error)")
+                    return .rejected
+                }
+                rows.append([scheme, found?.entry.id ?? "(none)", found.map { "(" + $0.reason.rawValue + ")" } ?? ""])
+            case .type(let type):
+                let found: DesktopURLOpener.TypeApplication?
+                do { found = try opener.application(forType: type) } catch {
+                    Console.error("cannot read the application directories: \(error)")
+                    return .rejected
+                }
+                rows.append([type, found?.entry.id ?? "(none)", found.map { "(" + $0.explanation + ")" } ?? "(nothing claims it)"])
+            case .file(let path, let url):
+                do {
+                    let (file, found) = try opener.application(forFile: url)
+                    let typed = "\(file.mimeType): " + (file.typing?.explanation ?? "\(file.path) is no regular file")
+                    let why = found.map(\.explanation) ?? "nothing claims \(file.mimeType)"
+                    rows.append([path, found?.entry.id ?? "(none)", "(\(typed); \(why))"])
+                } catch {
+                    rows.append([path, "(refused)", "(\(error.reason))"])
+                    status = .rejected
+                }
             }
-            rows.append([scheme, found?.entry.id ?? "(none)", found.map { "(" + $0.reason.rawValue + ")" } ?? ""])
         }
         Console.out(table(rows))
-        return .accepted
+        return status
     }
 
     /// Makes the dispatcher the default for `types` (or undoes it), then

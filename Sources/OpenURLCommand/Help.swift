@@ -229,7 +229,7 @@ enum Help {
     static let defaults = Page(
         name: "defaults",
         head: """
-            Usage: openurl default [SCHEME]...
+            Usage: openurl default [SCHEME|TYPE|PATH]...
                    openurl set-default [--browser] [--fallback=ID] [SCHEME]...
                    openurl unset-default [--browser] [SCHEME]...
 
@@ -248,6 +248,19 @@ enum Help {
             panels write openurld alone. With no record, http and https go to the
             text/html default, then a web browser (Categories=WebBrowser) that claims
             them; other schemes to the first application that claims them.
+
+            Given a MIME type (TYPE/SUBTYPE, aliases resolved) or a file (a PATH:
+            absolute, ./, ../ or an existing file), default says which application
+            would open it and why, opening nothing and without the daemon: the
+            file's type and what decided it (the glob its name matches; when no
+            glob matches, or the best globs disagree as *.ts does, the contents
+            rules of the MIME database's magic file, read from at most its first
+            64 KiB; then whether its first bytes are text), then whose default the
+            application is (the type's, or its nearest parent type's). A file that
+            would be refused (missing, another host's, or runnable by its name or
+            its contents) is shown as refused, with the reason, and default exits 1.
+            Each argument gets one line: the argument, the application, and in
+            parentheses the type, what decided it and whose default it is.
 
             set-default makes openurld (org.openurld.Dispatcher1.desktop) the default
             x-scheme-handler for each SCHEME in $XDG_CONFIG_HOME/mimeapps.list, keeping

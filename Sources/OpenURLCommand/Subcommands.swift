@@ -1,4 +1,5 @@
 import CommandLineOptions
+import Glibc
 import DispatcherAPI
 import Routing
 import XDG
@@ -99,10 +100,12 @@ extension Subcommand {
             guard !options.command.isEmpty else { throw invocation.mistake("handle needs '-- COMMAND [ARG...]'") }
             return .continueAsync { [options] in await HandleCommand(environment: invocation.environment, options: options).run().rawValue }
         },
-        Subcommand("default", "default [SCHEME...]", "show the application the fallback would use, and why", page: Help.defaults) {
-            invocation throws(UsageError) in
-            let schemes = try Defaults.schemes(invocation)
-            return .finished(DefaultsCommands(environment: invocation.environment).show(schemes).rawValue)
+        Subcommand(
+            "default", "default [SCHEME|TYPE|PATH...]", "show the application the fallback would use for a scheme, a MIME type or a file, and why",
+            page: Help.defaults
+        ) { invocation throws(UsageError) in
+            let subjects = try Defaults.subjects(invocation)
+            return .finished(DefaultsCommands(environment: invocation.environment).show(subjects).rawValue)
         },
         Subcommand(
             "set-default", "set-default [--browser] [SCHEME...]",
@@ -220,6 +223,30 @@ enum Defaults {
         let schemes = invocation.operands.isEmpty && !browser ? webSchemes : invocation.operands.map { $0.lowercased() }
         for scheme in schemes where !isValidScheme(scheme) { throw invocation.mistake("'\(scheme)' is not a valid scheme") }
         return schemes
+    }
+
+    /// What `default` is asked about: a path (absolute, `./`, `../`, `~`, or
+    /// an existing file) is a file; `TYPE/SUBTYPE` is a MIME type; anything
+    /// else a scheme. Without words: http and https.
+    static func subjects(_ invocation: Subcommand.Invocation) throws(UsageError) -> [DefaultsCommands.Subject] {
+        guard !invocation.operands.isEmpty else { return webSchemes.map(DefaultsCommands.Subject.scheme) }
+        return try invocation.operands.map { word throws(UsageError) -> DefaultsCommands.Subject in
+            if FileURL.isPath(word, exists: { access($0, F_OK) == 0 }) {
+                do throws(RoutingError) { return .file(word, try OpenCommand.url(from: word)) } catch {
+                    throw invocation.mistake("'\(word)': \(error.message)")
+                }
+            }
+            if isMIMEType(word) { return .type(word.lowercased()) }
+            guard isValidScheme(word) else { throw invocation.mistake("'\(word)' is not a valid scheme, MIME type or path") }
+            return .scheme(word.lowercased())
+        }
+    }
+
+    /// `type/subtype` as RFC 6838 allows their names.
+    static func isMIMEType(_ word: String) -> Bool {
+        let parts = word.split(separator: "/", omittingEmptySubsequences: false)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$&^_.+-")
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.count <= 127 && $0.allSatisfy(allowed.contains) && ($0.first!.isLetter || $0.first!.isNumber) }
     }
 
     /// The MIME types `set-default` and `unset-default` change.

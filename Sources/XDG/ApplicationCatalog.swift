@@ -68,9 +68,16 @@ public struct ApplicationCatalog: Sendable {
     /// it); entries that are not installed, not usable, or the dispatcher
     /// itself are skipped. Then the most preferred associated application.
     public func defaultApplication(for mimeType: String, system: System) -> DesktopEntry? {
-        if let chosen = explicitDefault(for: mimeType, system: system) { return chosen }
+        defaultApplicationAndWhy(for: mimeType, system: system)?.entry
+    }
+
+    /// `defaultApplication(for:system:)`, saying whether a default line
+    /// named it (`true`) or it is the most preferred application associated
+    /// with the type (`false`).
+    public func defaultApplicationAndWhy(for mimeType: String, system: System) -> (entry: DesktopEntry, isExplicitDefault: Bool)? {
+        if let chosen = explicitDefault(for: mimeType, system: system) { return (chosen, true) }
         return associatedApplications(for: mimeType).lazy.compactMap { entries[$0]?.entry }
-            .first { isUsable($0, system: system) }
+            .first { isUsable($0, system: system) }.map { ($0, false) }
     }
 
     /// The application that opens URLs of `scheme` when openurld passes one

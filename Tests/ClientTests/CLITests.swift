@@ -274,6 +274,48 @@ struct CLITests {
         }
     }
 
+    /// Files the name does not type, through the daemon and as `openurl
+    /// default PATH|TYPE` explains them without it (issue 25), with the
+    /// machine's whole MIME database.
+    @Test func filesAreTypedByContentsWhenTheNameSaysNothing() async throws {
+        try await withSession { s in
+            try FileManager.default.createDirectory(atPath: s.tree.root + "/usr/share/mime", withIntermediateDirectories: true)
+            for name in ["globs2", "aliases", "subclasses", "magic"] {
+                let bytes = try #require(FileManager.default.contents(atPath: "/usr/share/mime/" + name), "shared-mime-info is not installed")
+                try bytes.write(to: URL(fileURLWithPath: s.tree.root + "/usr/share/mime/" + name))
+            }
+            try s.tree.app("reader.desktop", schemes: [], exec: "recorder reader %f", extra: "MimeType=application/pdf;")
+            try s.tree.app("editor.desktop", schemes: [], exec: "recorder editor %f", extra: "MimeType=text/plain;")
+            try s.tree.write("config/mimeapps.list", "[Default Applications]\ntext/plain=editor.desktop;\n")
+            try s.tree.write("home/download", "%PDF-1.7\n%\u{E2}\u{E3}\n")
+            try s.tree.write("home/notes", "Dear Bob,\nthanks.\n")
+            try s.tree.write("home/script.txt", "#!/bin/sh\necho pwned\n")
+            let home = s.tree.root + "/home/"
+
+            let explained = try await s.openurl("default", home + "download", home + "notes", "application/x-pdf", "text/x-log")
+            #expect(explained.status == 0, "\(explained.stderr)")
+            // Columns as `table` pads them; compared with each run of spaces as two.
+            let rows = explained.stdout.split(separator: "\n").map { $0.replacing(/\ {2,}/, with: "  ") }
+            #expect(rows == [
+                "\(home)download  reader.desktop  (application/pdf: no glob matches the name; the contents match application/pdf's rules (priority 50); the first application that claims application/pdf)",
+                "\(home)notes  editor.desktop  (text/plain: no glob matches the name and no contents rule matches; the first bytes are text; the default for text/plain)",
+                "application/x-pdf  reader.desktop  (the first application that claims application/pdf)",
+                "text/x-log  editor.desktop  (the default for text/plain, a parent type of text/x-log)",
+            ], "\(explained.stdout)")
+            let refused = try await s.openurl("default", home + "script.txt")
+            #expect(refused.status == 1 && refused.stdout.contains("(refused)") && refused.stdout.contains("application/x-shellscript"),
+                    "\(refused.stdout)")
+            #expect(s.tree.recorded().isEmpty, "default opens nothing")
+
+            // Through the daemon, as typed: the PDF without extension to the reader; the script named as text not at all.
+            #expect(try await s.openurl(home + "download").status == 0)
+            #expect(try await s.tree.waitForRecords(1).first?.arguments == [home + "download"])
+            let script = try await s.openurl(home + "script.txt")
+            #expect(script.status == 1 && script.stderr.contains("has the contents of application/x-shellscript"), "\(script.stderr)")
+            #expect(s.tree.recorded().count == 1)
+        }
+    }
+
     /// Targets (issue 16): applications, their desktop actions and browser
     /// profiles, listed by `openurl targets` and opened by rules' `Open=`.
     @Test func targetsAreListedAndRulesOpenThem() async throws {
