@@ -92,6 +92,18 @@ class Env:
         # A one-application tree, for the fallback's cost against the realistic one.
         with open(f"{d}/small/applications/browser.desktop", "w") as f:
             f.write(browser)
+        # The machine's MIME database twice: names only (globs, aliases,
+        # parents), and names with contents rules (magic); and two files that
+        # no application of the tree opens, so each OpenURL measures typing
+        # and lookup, not a launch: a PDF named so, and a PDF saved without a name's help.
+        for variant, names in (("mime-names", ["globs2", "aliases", "subclasses"]), ("mime-all", ["globs2", "aliases", "subclasses", "magic"])):
+            os.makedirs(f"{d}/{variant}/mime")
+            for name in names:
+                shutil.copy(f"/usr/share/mime/{name}", f"{d}/{variant}/mime/{name}")
+        pdf = b"%PDF-1.7\n%\xe2\xe3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n" + b"0" * 4096
+        for name in ("paper.pdf", "download"):
+            with open(f"{d}/home/{name}", "wb") as f:
+                f.write(pdf)
         # As on a real system: GLib does not see the entries without their cache.
         for directory in [f"{d}/share{i}/applications" for i in (1, 2, 3)] + [f"{d}/small/applications", f"{d}/data/applications"]:
             sh(["update-desktop-database", directory])
@@ -116,12 +128,15 @@ class Env:
         }
         self.bin = subprocess.check_output(["swift", "build", "-c", "release", "--static-swift-stdlib", "--show-bin-path"], cwd=ROOT, text=True).strip()
 
-    def daemon(self, extra=(), cpu=None, small_tree=False):
-        """Starts the release openurld; returns (process, seconds from exec to owning the name)."""
+    def daemon(self, extra=(), cpu=None, small_tree=False, mime=None):
+        """Starts the release openurld; returns (process, seconds from exec to owning the name).
+        `mime`: a MIME database directory of the tree's (mime-names, mime-all) to add to the data directories."""
         cmd = [f"{self.bin}/openurld", "--address", self.address] + list(extra)
         if cpu is not None and shutil.which("taskset"):
             cmd = ["taskset", "-c", str(cpu)] + cmd
         env = dict(self.env, XDG_DATA_DIRS=f"{self.dir}/small") if small_tree else self.env
+        if mime:
+            env = dict(env, XDG_DATA_DIRS=env["XDG_DATA_DIRS"] + f":{self.dir}/{mime}")
         # The log goes to a file: a pipe nobody drains would fill and block the daemon.
         log = open(f"{self.dir}/openurld.log", "w")
         t0 = time.monotonic()
@@ -345,9 +360,30 @@ def main():
             results.append(e.client(*DISP, "nothing-handles-this:x", CALLS, cpu=0)["p50_us"])
             stop(daemon)
     lookup_small, lookup_real = statistics.median(small_rounds), statistics.median(real_rounds)
-    daemon, _ = e.daemon(cpu=1)
     row(rows, "fallback lookup p50, 1-file tree", lookup_small, "µs")
     row(rows, "fallback lookup p50, 300-file tree, 3 data dirs, 20 defaults", lookup_real, "µs", lookup_small, "≤ 1.1")
+
+    # 5b. Files: typed by name with a database of names only (the floor:
+    # what opening a file by glob costs), by name with contents rules too
+    # (the gate reads the file's first bytes for runnable contents), and by
+    # contents (no glob: the rules read the first bytes). Alternating rounds.
+    paper, download = f"file://{e.dir}/home/paper.pdf", f"file://{e.dir}/home/download"
+    file_rounds = {"names": [], "all": [], "contents": []}
+    for _ in range(ROUNDS):
+        for variant in ("mime-names", "mime-all"):
+            daemon, _ = e.daemon(cpu=1, mime=variant)
+            if variant == "mime-names":
+                file_rounds["names"].append(e.client(*DISP, paper, CALLS, cpu=0)["p50_us"])
+            else:
+                file_rounds["all"].append(e.client(*DISP, paper, CALLS, cpu=0)["p50_us"])
+                file_rounds["contents"].append(e.client(*DISP, download, CALLS, cpu=0)["p50_us"])
+            stop(daemon)
+    by_glob, by_glob_checked, by_contents = (statistics.median(file_rounds[k]) for k in ("names", "all", "contents"))
+    row(rows, "file by its name p50, database of names only (floor)", by_glob, "µs")
+    row(rows, "file by its name p50, with contents rules (first bytes checked)", by_glob_checked, "µs", by_glob, "≤ 1.1")
+    row(rows, "file by its contents p50 (no glob; magic decides)", by_contents, "µs", by_glob,
+        note="reads up to the database's extent of the file")
+    daemon, _ = e.daemon(cpu=1)
 
     # 6. Open through the default app: request → recorder has the URL.
     def launch(cmd_for, runs):

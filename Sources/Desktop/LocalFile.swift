@@ -49,7 +49,7 @@ public struct LocalFile: Sendable, Equatable {
         case S_IFREG:
             // One read serves both: the typing's, when the name does not
             // decide, and the gate's check for runnable contents.
-            let gateExtent = mime.magic.extent(of: mime.runnableContents)
+            let gateExtent = mime.runnableMagic.extent
             var (read, asked): ([UInt8]?, Int) = (nil, -1)
             func contents(_ count: Int) -> [UInt8]? {
                 // Read again only for more than was asked of a file that had it.
@@ -62,7 +62,7 @@ public struct LocalFile: Sendable, Equatable {
             let typing = FileTyping(name: name, globs: mime.globs, magic: mime.magic, contents: contents)
             (mimeType, self.typing) = (typing.type, typing)
             let first = contents(gateExtent) ?? []
-            runnableContents = mime.runnableContents.isEmpty ? nil : mime.magic.match(first, among: mime.runnableContents)?.type
+            runnableContents = mime.runnableMagic.sections.isEmpty ? nil : mime.runnableMagic.match(first)?.type
         default:
             // A FIFO, a device or a socket: never opened, typed as the
             // specification names such objects, which no application opens.

@@ -16,12 +16,15 @@ public struct MimeDatabase: Sendable {
     /// through aliases and parents): the gate checks every file's first
     /// bytes against these, whatever its name says.
     public let runnableContents: Set<String>
+    /// The contents rules of `runnableContents` alone, matched against every file the gate admits.
+    public let runnableMagic: MimeMagic
 
     /// The database from files' bytes, most important directory first (for tests).
     public init(globs: MimeGlobs, magic: MimeMagic) {
         self.globs = globs
         self.magic = magic
         runnableContents = Set(magic.sections.map(\.type).filter { globs.runnableRoot(of: $0) != nil })
+        runnableMagic = magic.restricted(to: runnableContents)
     }
 
     /// The database of `base`'s data directories, from the cache when no file of it changed.

@@ -18,6 +18,25 @@ public struct MimeGlobs: Sendable, Equatable {
     }
 
     public private(set) var globs: [Glob] = []
+    /// The globs by kind, for lookups that do not scan all of them.
+    private var index = Index()
+
+    /// Literal names and simple suffixes (`*.pdf`, `*.tar.gz`, `*~`) by their
+    /// text, lowercased for case-insensitive globs; other patterns listed.
+    /// Positions are into `globs`, whose order breaks ties.
+    private struct Index: Equatable, Sendable {
+        var literal: [String: [Int]] = [:]
+        var literalExact: [String: [Int]] = [:]
+        var suffix: [String: [Int]] = [:]
+        var suffixExact: [String: [Int]] = [:]
+        var others: [(position: Int, pattern: String)] = []
+        var longestSuffix = 0
+
+        static func == (a: Index, b: Index) -> Bool {
+            a.literal == b.literal && a.literalExact == b.literalExact && a.suffix == b.suffix && a.suffixExact == b.suffixExact
+                && a.others.map(\.position) == b.others.map(\.position)
+        }
+    }
     /// Alias → canonical type.
     public private(set) var aliases: [String: String] = [:]
     /// Type → its declared parents, in file order.
@@ -61,6 +80,23 @@ public struct MimeGlobs: Sendable, Equatable {
                 if !(parents[child]?.contains(parent) ?? false) { parents[child, default: []].append(parent) }
             }
         }
+        buildIndex()
+    }
+
+    private mutating func buildIndex() {
+        for (position, glob) in globs.enumerated() {
+            if !Self.hasWildcards(glob.pattern) {
+                if glob.caseSensitive { index.literalExact[glob.pattern, default: []].append(position) }
+                else { index.literal[glob.pattern.lowercased(), default: []].append(position) }
+            } else if Self.isSimpleSuffix(glob.pattern) {
+                let suffix = String(glob.pattern.dropFirst())
+                index.longestSuffix = max(index.longestSuffix, suffix.count)
+                if glob.caseSensitive { index.suffixExact[suffix, default: []].append(position) }
+                else { index.suffix[suffix.lowercased(), default: []].append(position) }
+            } else {
+                index.others.append((position, glob.caseSensitive ? glob.pattern : glob.pattern.lowercased()))
+            }
+        }
     }
 
     private static func lines(_ text: String?) -> [Substring] {
@@ -82,22 +118,24 @@ public struct MimeGlobs: Sendable, Equatable {
     /// stream or a Qt translation) and the contents must.
     public func bestMatches(ofFileNamed name: String) -> [Glob] {
         let lowered = name.lowercased()
-        func matches(_ glob: Glob, _ test: (String, String) -> Bool) -> Bool {
-            glob.caseSensitive ? test(glob.pattern, name) : test(glob.pattern.lowercased(), lowered)
-        }
-        func best(_ candidates: [Glob], _ rank: (Glob) -> [Int]) -> [Glob] {
+        func best(_ positions: [Int], _ rank: (Glob) -> [Int]) -> [Glob] {
+            let candidates = positions.sorted().map { globs[$0] }
             guard let top = candidates.max(by: { rank($0).lexicographicallyPrecedes(rank($1)) }) else { return [] }
             return [top] + candidates.filter { $0 != top && rank($0) == rank(top) }
         }
-        let literal = best(globs.filter { !Self.hasWildcards($0.pattern) && matches($0) { $0 == $1 } }) { [$0.weight] }
+        let literal = best((index.literal[lowered] ?? []) + (index.literalExact[name] ?? [])) { [$0.weight] }
         if !literal.isEmpty { return literal }
-        let suffixes = best(globs.filter { Self.isSimpleSuffix($0.pattern) && matches($0) { $1.hasSuffix($0.dropFirst()) } }) {
-            [$0.pattern.count, $0.weight]
+        var suffixes: [Int] = []
+        for length in stride(from: min(index.longestSuffix, lowered.count), through: 1, by: -1) {
+            suffixes += index.suffix[String(lowered.suffix(length))] ?? []
         }
-        if !suffixes.isEmpty { return suffixes }
-        return best(globs.filter { Self.hasWildcards($0.pattern) && !Self.isSimpleSuffix($0.pattern) && matches($0, Self.fnmatch) }) {
-            [$0.weight, $0.pattern.count]
+        for length in stride(from: min(index.longestSuffix, name.count), through: 1, by: -1) {
+            suffixes += index.suffixExact[String(name.suffix(length))] ?? []
         }
+        let bySuffix = best(suffixes) { [$0.pattern.count, $0.weight] }
+        if !bySuffix.isEmpty { return bySuffix }
+        let others = index.others.filter { Self.fnmatch($0.pattern, globs[$0.position].caseSensitive ? name : lowered) }.map(\.position)
+        return best(others) { [$0.weight, $0.pattern.count] }
     }
 
     /// The canonical name of `type` (aliases resolved).

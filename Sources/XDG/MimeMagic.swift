@@ -101,19 +101,23 @@ public struct MimeMagic: Sendable, Equatable {
     static let noMagic: [UInt8] = Array("__NOMAGIC__".utf8)
 
     /// The section that types `data` (a file's first bytes): the first of
-    /// `sections` one of whose rules matches, among `types` when given.
-    public func match(_ data: [UInt8], among types: Set<String>? = nil) -> Section? {
+    /// `sections` one of whose rules matches.
+    public func match(_ data: [UInt8]) -> Section? {
         data.withUnsafeBufferPointer { buffer in
             let data = UnsafeBufferPointer(rebasing: buffer.prefix(Self.maximumExtent))
             return sections.first { section in
-                (types?.contains(section.type) ?? true) && section.matches.contains { $0.matches(data) }
+                section.matches.contains { $0.matches(data) }
             }
         }
     }
 
-    /// The most bytes the rules of `types` look at.
-    public func extent(of types: Set<String>) -> Int {
-        min(sections.filter { types.contains($0.type) }.flatMap(\.matches).map(\.extent).max() ?? 0, Self.maximumExtent)
+    /// The rules of `types` alone (with their own, smaller `extent`): what
+    /// a check for those types needs to read and match.
+    public func restricted(to types: Set<String>) -> MimeMagic {
+        var restricted = MimeMagic(directories: [])
+        restricted.sections = sections.filter { types.contains($0.type) }
+        restricted.extent = min(restricted.sections.flatMap(\.matches).map(\.extent).max() ?? 0, Self.maximumExtent)
+        return restricted
     }
 
     /// Whether `data` reads as text: its first 128 bytes hold no ASCII
