@@ -41,7 +41,8 @@ public struct FileTyping: Sendable, Equatable {
             (type, reason, contentsType) = (types[0], .glob(first.pattern), nil)
             return
         }
-        let data = contents(magic.extent)
+        // The text check looks at 128 bytes even where the rules need fewer (or none).
+        let data = contents(max(magic.extent, MimeMagic.textCheckLength))
         let section = data.flatMap { magic.match($0) }
         let sniffed = section.map { globs.canonical($0.type) }
             ?? (data.map(MimeMagic.looksLikeText) == true ? "text/plain" : "application/octet-stream")

@@ -66,6 +66,9 @@ public struct MimeMagic: Sendable, Equatable {
     /// (never more than `maximumExtent`).
     public private(set) var extent = 0
 
+    /// How many first bytes the text check looks at (the specification's 128).
+    public static let textCheckLength = 128
+
     /// Offsets past this are never tested, and no more is ever read.
     public static let maximumExtent = 65536
 
@@ -126,7 +129,7 @@ public struct MimeMagic: Sendable, Equatable {
     /// use the last two). Bytes with the high bit set count as text, as the
     /// specification says, since UTF-8 is made of them.
     public static func looksLikeText(_ data: [UInt8]) -> Bool {
-        data.prefix(128).allSatisfy { byte in byte >= 0x20 && byte != 0x7F || (0x08...0x0D).contains(byte) || byte == 0x1B }
+        data.prefix(textCheckLength).allSatisfy { byte in byte >= 0x20 && byte != 0x7F || (0x08...0x0D).contains(byte) || byte == 0x1B }
     }
 
     // MARK: Reading the file

@@ -125,6 +125,16 @@ struct MimeMagicTests {
         guard case .firstOfConflictingGlobs = typing.reason else { Issue.record("\(typing.reason)"); return }
     }
 
+    @Test func withoutContentsRulesTheTextCheckStillReadsItsBytes() {
+        var asked = 0
+        let typing = FileTyping(name: "blob", globs: MimeGlobs(directories: []), magic: MimeMagic(directories: [])) { count in
+            asked = count
+            return Array([UInt8](repeating: 0x41, count: 100) + [0x00, 0x01].prefix(max(0, count - 100)))
+        }
+        #expect(asked == MimeMagic.textCheckLength)
+        #expect(typing.type == "application/octet-stream", "\(typing.explanation)")
+    }
+
     @Test func textIsWhatTheSpecificationCallsText() {
         #expect(MimeMagic.looksLikeText(Self.bytes("tab\tline\r\nform\u{C}esc\u{1B}[0m café")))
         #expect(MimeMagic.looksLikeText([]))
