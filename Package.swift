@@ -60,11 +60,11 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "SafeText", "Posix"]),
         .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing"]),
         .target(name: "CSpawn"),
-        .target(name: "Spawn", dependencies: ["CSpawn", "Posix"]),
+        .target(name: "Spawn", dependencies: ["CSpawn", "Posix", "SafeText"]),
         .target(name: "LinearRegex"),
         .target(name: "LinkDetection", dependencies: ["HostNames", "Routing"]),
         .target(name: "XDG"),
-        .target(name: "FileAccess", dependencies: ["Posix"]),
+        .target(name: "FileAccess", dependencies: ["Posix", "SafeText"]),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
         .target(name: "Desktop", dependencies: ["Posix", "SafeText", "DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
@@ -83,7 +83,7 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames"], exclude: ["URLStandard"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames", "SafeText"], exclude: ["URLStandard"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
         .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"], exclude: ["agreement"]),

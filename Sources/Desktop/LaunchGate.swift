@@ -1,4 +1,5 @@
 import Routing
+import SafeText
 import XDG
 
 /// A URL the launch gate let through: the only thing `Launcher` opens.
@@ -46,10 +47,10 @@ public enum LaunchGate {
         let globs = mime.globs
         if let root = globs.runnableRoot(of: file.mimeType) {
             let kind = root == globs.canonical(file.mimeType) ? file.mimeType : "\(file.mimeType), a kind of \(root)"
-            throw Refusal(reason: "\(file.path) is \(kind), which opening could run; openurld never opens such files")
+            throw Refusal(reason: "\(displayable(file.path)) is \(kind), which opening could run; openurld never opens such files")
         }
         if let runnable = file.runnableContents {
-            throw Refusal(reason: "\(file.path) has the contents of \(runnable), which opening could run, whatever its name says; openurld never opens such files")
+            throw Refusal(reason: "\(displayable(file.path)) has the contents of \(runnable), which opening could run, whatever its name says; openurld never opens such files")
         }
         return AdmittedURL(url: url, file: file)
     }

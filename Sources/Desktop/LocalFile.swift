@@ -2,6 +2,7 @@ import FileAccess
 import XDG
 import Glibc
 import Routing
+import SafeText
 
 /// A `file:` URL's file, and its MIME type, as openurld opens it: with
 /// the default application for the file's type (what a desktop sends its
@@ -35,12 +36,15 @@ public struct LocalFile: Sendable, Equatable {
         guard !url.path.lowercased().contains("%2f") else {
             throw Refusal(reason: "the file: URL's path has an encoded '/' (%2F), which no file name can contain")
         }
-        guard let decoded = percentDecoded(url.path), decoded.hasPrefix("/"), !decoded.utf8.contains(0) else {
+        // A path is bytes: `caf%E9.txt` names the file whose name has the
+        // byte E9, kept through `EscapedBytes` to the kernel and to execve.
+        guard let bytes = percentDecodedBytes(url.path), bytes.first == UInt8(ascii: "/"), !bytes.contains(0) else {
             throw Refusal(reason: "the file: URL's path is not a valid local path")
         }
+        let decoded = EscapedBytes.decode(bytes)
         var info = stat()
-        guard stat(decoded, &info) == 0 else {
-            throw Refusal(reason: "\(decoded) does not exist, or cannot be reached")
+        guard EscapedBytes.withCString(decoded, { stat($0, &info) }) == 0 else {
+            throw Refusal(reason: "\(displayable(decoded)) does not exist, or cannot be reached")
         }
         path = decoded
         switch info.st_mode & S_IFMT {

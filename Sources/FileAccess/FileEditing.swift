@@ -1,5 +1,6 @@
 import Glibc
 import Posix
+import SafeText
 
 /// Why a file was not edited; nothing was changed.
 public struct EditError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -19,8 +20,8 @@ extension FileSystem {
     ///   replaced atomically, in the target's directory, and the link stays.
     /// - A file that exists but cannot be read whole (over the 1 MiB limit,
     ///   not a regular file, unreadable) is refused, never taken for empty.
-    /// - Bytes that are not UTF-8 survive: `change` sees each as a scalar
-    ///   U+10FF00 + byte, written back as that byte.
+    /// - Bytes that are not UTF-8 survive: `change` sees each as its
+    ///   `EscapedBytes` scalar, written back as that byte.
     ///
     /// - Parameter change: the new text from the old (`nil` when there is no
     ///   file); returning `nil` writes nothing.
@@ -33,7 +34,7 @@ extension FileSystem {
         let old = try readWhole(target, shownAs: path)
         let text: String?
         if let old {
-            text = try EscapedBytes.decode(old, shownAs: path)
+            text = EscapedBytes.decode(old)
         } else {
             text = nil
         }
@@ -51,9 +52,9 @@ extension FileSystem {
         var current = path
         for _ in 0..<40 {
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let n = readlink(current, &buffer, buffer.count - 1)
+            let n = EscapedBytes.withCString(current) { readlink($0, &buffer, buffer.count - 1) }
             guard n > 0 else { return current }
-            let link = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let link = EscapedBytes.decode(buffer[..<n].map { UInt8(bitPattern: $0) })
             if link.hasPrefix("/") {
                 current = link
             } else {
@@ -64,7 +65,7 @@ extension FileSystem {
     }
 
     private static func lockDirectory(_ directory: String, for path: String) throws(EditError) -> Int32 {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = EscapedBytes.withCString(directory) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw EditError("cannot open \(directory) to edit \(path): \(String(cString: strerror(errno)))") }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(2)
@@ -80,7 +81,7 @@ extension FileSystem {
 
     /// The file's bytes; `nil` when there is no file; an error when there is one that cannot be read whole.
     private static func readWhole(_ path: String, shownAs shown: String) throws(EditError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let fd = EscapedBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw EditError("cannot read \(shown): \(String(cString: strerror(errno))); not changed")
@@ -102,48 +103,6 @@ extension FileSystem {
             bytes += chunk[..<n]
             guard bytes.count <= maximumFileSize else {
                 throw EditError("\(shown) is over the 1 MiB (\(maximumFileSize) bytes) openurld reads; not changed")
-            }
-        }
-        return bytes
-    }
-}
-
-/// Text with the bytes that are not UTF-8 kept, as scalars U+10FF00 + byte
-/// (in a private-use plane no configuration file uses).
-enum EscapedBytes {
-    static let base: UInt32 = 0x10FF00
-
-    static func decode(_ bytes: [UInt8], shownAs path: String) throws(EditError) -> String {
-        var result = String.UnicodeScalarView()
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded):
-                let scalar = Unicode.UTF8.decode(encoded)
-                if scalar.value >= base {
-                    throw EditError("\(path) has characters from U+10FF00 to U+10FFFF, which openurld cannot keep; edit it by hand")
-                }
-                result.append(scalar)
-                offset += encoded.count
-            case .error(let length):
-                for byte in bytes[offset..<offset + length] { result.append(Unicode.Scalar(base + UInt32(byte))!) }
-                offset += length
-            case .emptyInput:
-                return String(result)
-            }
-        }
-    }
-
-    static func encode(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            if scalar.value >= base {
-                bytes.append(UInt8(scalar.value - base))
-            } else {
-                UTF8.encode(scalar) { bytes.append($0) }
             }
         }
         return bytes

@@ -1,5 +1,6 @@
 import Glibc
 import Posix
+import SafeText
 
 /// The system ran out of something (descriptors, memory) while reading the
 /// XDG tree: unlike a missing file, this says nothing about the tree.
@@ -15,6 +16,11 @@ public struct ResourceExhausted: Error, Equatable, Sendable, CustomStringConvert
 }
 
 /// Small, bounded file-system reads: the XDG loaders, `/proc`, `mimeapps.list`.
+///
+/// A path is bytes: every path here is handed to the kernel as the bytes
+/// `EscapedBytes` says it stands for, and names read from a directory come
+/// back the same way, so a name that is not UTF-8 (`caf\xE9.txt`) is
+/// reached, not replaced by U+FFFD.
 public enum FileSystem {
     /// Files larger than this are not configuration; they are skipped.
     public static let maximumFileSize = 1 << 20
@@ -51,7 +57,7 @@ public enum FileSystem {
     /// - Throws: `ResourceExhausted` when the file could not be opened for lack of resources.
     public static func prefix(of path: String, count: Int) throws(ResourceExhausted) -> [UInt8]? {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard EscapedBytes.withCString(path, { stat($0, &info) }) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return try reading(path) { fd in
             var bytes = [UInt8](repeating: 0, count: max(count, 0))
             var filled = 0
@@ -72,7 +78,7 @@ public enum FileSystem {
     /// Opens `path` for reading without blocking or taking a terminal, checks
     /// it is a regular file, and gives `body` the descriptor.
     private static func reading<T>(_ path: String, _ body: (FileDescriptor) -> T?) throws(ResourceExhausted) -> T? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        let fd = EscapedBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) }
         guard fd >= 0 else {
             try ResourceExhausted.check(errno)
             return nil
@@ -86,13 +92,13 @@ public enum FileSystem {
     /// Whether something exists at `path` (without following a final symlink's absence).
     public static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return EscapedBytes.withCString(path) { lstat($0, &info) } == 0
     }
 
     /// Names in a directory (no `.` and `..`); `[]` when it does not exist or cannot be read.
     /// - Throws: `ResourceExhausted` when it could not be opened for lack of resources.
     public static func list(_ directory: String) throws(ResourceExhausted) -> [(name: String, isDirectory: Bool)] {
-        guard let handle = opendir(directory) else {
+        guard let handle = EscapedBytes.withCString(directory, { opendir($0) }) else {
             try ResourceExhausted.check(errno)
             return []
         }
@@ -100,7 +106,7 @@ public enum FileSystem {
         var result: [(String, Bool)] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                EscapedBytes.decode(raw.prefix { $0 != 0 })
             }
             guard name != ".", name != ".." else { continue }
             // The entry's type when the file system gives it; a symlink or an
@@ -111,7 +117,7 @@ public enum FileSystem {
                 isDirectory = type == Int32(DT_DIR)
             } else {
                 var info = stat()
-                isDirectory = stat(directory + "/" + name, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+                isDirectory = EscapedBytes.withCString(directory + "/" + name, { stat($0, &info) }) == 0 && info.st_mode & S_IFMT == S_IFDIR
             }
             result.append((name, isDirectory))
         }
@@ -127,21 +133,21 @@ public enum FileSystem {
     /// The device and inode of `path`, symlinks followed; `nil` when it does not exist.
     public static func identity(_ path: String) -> Identity? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard EscapedBytes.withCString(path, { stat($0, &info) }) == 0 else { return nil }
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// The modification time and size of a path, for cache validation.
     package static func signature(_ path: String) -> [Int] {
         var info = stat()
-        guard stat(path, &info) == 0 else { return [-1] }
+        guard EscapedBytes.withCString(path, { stat($0, &info) }) == 0 else { return [-1] }
         return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec, Int(info.st_size), Int(info.st_ino)]
     }
 
     /// `realpath(3)`: the path with symlinks resolved.
     public static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = EscapedBytes.withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return EscapedBytes.decode(cString: resolved)
     }
 }

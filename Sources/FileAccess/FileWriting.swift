@@ -1,4 +1,5 @@
 import Glibc
+import SafeText
 import Posix
 
 /// A file could not be written; the message is `strerror`'s.
@@ -22,22 +23,22 @@ extension FileSystem {
         if !directory.isEmpty { makeDirectories(directory) }
         var mode: mode_t = 0o644
         var info = stat()
-        if stat(path, &info) == 0 { mode = info.st_mode & 0o7777 }
+        if EscapedBytes.withCString(path, { stat($0, &info) }) == 0 { mode = info.st_mode & 0o7777 }
         let temporary = path + ".openurl-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        let fd = EscapedBytes.withCString(temporary) { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw WriteError(errno: errno) }
         do {
             try FileDescriptor(fd).writeAll(content)
         } catch {
             close(fd)
-            unlink(temporary)
+            _ = EscapedBytes.withCString(temporary) { unlink($0) }
             throw WriteError(errno: error.rawValue)
         }
         let synced = fsync(fd) == 0
         close(fd)
-        guard synced, rename(temporary, path) == 0 else {
+        guard synced, EscapedBytes.withCString(temporary, { from in EscapedBytes.withCString(path) { rename(from, $0) } }) == 0 else {
             let code = errno
-            unlink(temporary)
+            _ = EscapedBytes.withCString(temporary) { unlink($0) }
             throw WriteError(errno: code)
         }
     }
@@ -47,7 +48,7 @@ extension FileSystem {
         var prefix = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
             prefix += "/" + part
-            mkdir(prefix, 0o700)
+            _ = EscapedBytes.withCString(prefix) { mkdir($0, 0o700) }
         }
     }
 }

@@ -1,10 +1,12 @@
 import DBus
 import Desktop
 import DispatcherAPI
+import FileAccess
 import Glibc
 import Router
 import Routing
 import Rules
+import SafeText
 import XDG
 
 /// `openurl URL...`: through the dispatcher, or directly when it is unreachable.
@@ -150,7 +152,7 @@ struct OpenCommand {
     /// A URL as given, or the `file:` URL of a local path (what a desktop
     /// sends its default browser for an HTML file).
     static func url(from argument: String) throws(RoutingError) -> ValidatedURL {
-        guard FileURL.isPath(argument, exists: { access($0, F_OK) == 0 }) else { return try ValidatedURL(argument) }
+        guard FileURL.isPath(argument, exists: FileSystem.exists) else { return try ValidatedURL(argument) }
         return try ValidatedURL(FileURL.forPath(argument, workingDirectory: currentDirectory()))
     }
 
@@ -203,5 +205,5 @@ func quoted(_ text: String) -> String {
 func currentDirectory() -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return EscapedBytes.decode(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
 }

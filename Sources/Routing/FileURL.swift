@@ -1,5 +1,9 @@
+import SafeText
+
 /// The `file:` URL for a local path, as GIO's `g_filename_to_uri` writes it:
 /// absolute, with every byte outside the unreserved set and `/` percent-encoded.
+/// The path is the bytes `EscapedBytes` says it stands for, so a name that
+/// is not UTF-8 (`caf\xE9.txt`) becomes `caf%E9.txt`, the name's own byte.
 public enum FileURL {
     /// - Parameters:
     ///   - path: an absolute path, or one relative to `workingDirectory`.
@@ -7,7 +11,7 @@ public enum FileURL {
     public static func forPath(_ path: String, workingDirectory: String) -> String {
         let absolute = path.hasPrefix("/") ? path : workingDirectory + (workingDirectory.hasSuffix("/") ? "" : "/") + path
         var url = "file://"
-        for byte in normalised(absolute).utf8 {
+        for byte in EscapedBytes.encode(normalised(absolute)) {
             if isKeptAsIs(byte) {
                 url.unicodeScalars.append(Unicode.Scalar(byte))
             } else {

@@ -106,7 +106,14 @@ struct URLParts {
 /// Decodes `%XX` escapes; `nil` when an escape is malformed or the result is not UTF-8.
 public func percentDecoded(_ text: Substring) -> String? {
     guard text.contains("%") else { return String(text) }
+    return percentDecodedBytes(text).flatMap { String(validating: $0, as: UTF8.self) }
+}
+
+/// The bytes `%XX` escapes stand for, whatever they are (a file name from
+/// an old disk is not UTF-8); `nil` when an escape is malformed.
+public func percentDecodedBytes(_ text: Substring) -> [UInt8]? {
     var bytes: [UInt8] = []
+    bytes.reserveCapacity(text.utf8.count)
     var iterator = text.utf8.makeIterator()
     while let byte = iterator.next() {
         guard byte == UInt8(ascii: "%") else {
@@ -118,7 +125,7 @@ public func percentDecoded(_ text: Substring) -> String? {
         }
         bytes.append(high << 4 | low)
     }
-    return String(validating: bytes, as: UTF8.self)
+    return bytes
 }
 
 private func hexValue(_ byte: UInt8) -> UInt8? {

@@ -4,7 +4,9 @@
 /// Control characters (C0, DEL, C1), bidirectional controls, line and
 /// paragraph separators and other invisible format characters are written as
 /// `\u{…}` escapes, so that no peer can move the cursor, retitle a terminal,
-/// reorder what a person reads or forge a second log line.
+/// reorder what a person reads or forge a second log line. A byte that is
+/// not UTF-8, kept by `EscapedBytes` (a file name from an old disk), is
+/// written `\xE9`, the byte it is.
 ///
 ///     displayable("evil\u{1B}[2J")   // "evil\u{1B}[2J" with the ESC spelled out
 public func displayable(_ text: some StringProtocol) -> String {
@@ -21,7 +23,10 @@ public func displayable(_ text: String) -> String {
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
     for scalar in text.unicodeScalars {
-        if needsEscape(scalar) {
+        if EscapedBytes.isEscape(scalar) {
+            let byte = String(scalar.value - EscapedBytes.base, radix: 16, uppercase: true)
+            output += "\\x" + (byte.count < 2 ? "0" : "") + byte
+        } else if needsEscape(scalar) {
             output += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
         } else {
             output.unicodeScalars.append(scalar)
@@ -44,7 +49,7 @@ public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0..<0x20, 0x7F...0x9F: return true
     case 0x20..<0x7F: return false
-    case 0x2028, 0x2029: return true
+    case 0x2028, 0x2029, EscapedBytes.base...: return true
     default:
         return scalar.properties.isBidiControl || scalar.properties.generalCategory == .format
     }

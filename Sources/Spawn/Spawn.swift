@@ -1,5 +1,6 @@
 import CSpawn
 import Glibc
+import SafeText
 
 /// Why a program could not be started.
 public struct SpawnError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -24,6 +25,10 @@ public enum StandardStream: Sendable {
 }
 
 /// Starts a program directly (no shell) and returns its PID once `exec` succeeded.
+///
+/// The program, the arguments and the environment reach `execve` as the
+/// bytes `EscapedBytes` says they stand for: a file name that is not UTF-8
+/// arrives as its own bytes.
 ///
 /// The child has only descriptors 0–2, an empty signal mask and default
 /// signal handlers (this process's threads block many signals; a browser
@@ -57,23 +62,33 @@ public func spawn(
     var pid: pid_t = 0
     let result = withCStrings(arguments) { argv in
         withCStrings(environment) { envp in
-            cspawn(
+            EscapedBytes.withCString(program) { program in cspawn(
                 program, argv, envp, descriptor(stdin, 0), descriptor(stdout, 1), descriptor(stderr, 2),
-                newSession ? 1 : 0, &pid)
+                newSession ? 1 : 0, &pid) }
         }
     }
     guard result == 0 else { throw SpawnError(program: program, code: result) }
     return pid
 }
 
-/// Calls `body` with a NULL-terminated C array of the strings.
+/// Calls `body` with a NULL-terminated C array of the strings' bytes.
 private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    let pointers = strings.map { strdup($0) } + [nil]
+    let pointers = strings.map { string in EscapedBytes.withCString(string) { strdup($0) } } + [nil]
     defer { pointers.forEach { free($0) } }
     return body(pointers)
 }
 
-/// This process's environment (`environ`); for a repeated name the first wins, as `getenv` does.
+/// This process's arguments, `argv[0]` first, as their bytes say
+/// (`EscapedBytes`): `CommandLine.arguments` replaces a byte that is not
+/// UTF-8 with U+FFFD, and a path with one would name another file.
+public func currentArguments() -> [String] {
+    (0..<Int(CommandLine.argc)).map { index in
+        CommandLine.unsafeArgv[index].map { EscapedBytes.decode(cString: $0) } ?? ""
+    }
+}
+
+/// This process's environment (`environ`), values as their bytes say
+/// (`EscapedBytes`); for a repeated name the first wins, as `getenv` does.
 public func currentEnvironment() -> [String: String] {
     var count = 0
     while environ[count] != nil { count += 1 }
@@ -85,7 +100,7 @@ public func currentEnvironment() -> [String: String] {
         // was a tenth of `openurl`'s start-up.
         if let equals = strchr(entry, Int32(UInt8(ascii: "="))) {
             let key = String(decoding: UnsafeRawBufferPointer(start: entry, count: equals - entry), as: UTF8.self)
-            if result[key] == nil { result[key] = String(cString: equals + 1) }
+            if result[key] == nil { result[key] = EscapedBytes.decode(cString: equals + 1) }
         }
         pointer += 1
     }

@@ -5,7 +5,7 @@ import Spawn
 
 // Wiring only: parse, pick the menu, serve.
 let environment = currentEnvironment()
-switch Result(catching: { () throws(UsageError) in try DmenuOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
+switch Result(catching: { () throws(UsageError) in try DmenuOptions.parse(Array(currentArguments().dropFirst())) }) {
 case .failure(let error):
     _ = error.report(by: "openurld-chooser-dmenu").withCString { write(2, $0, strlen($0)) }
     exit(2)

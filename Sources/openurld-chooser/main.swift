@@ -13,7 +13,7 @@ let environment = currentEnvironment()
 let given: ParsedArguments
 let options: ChooserOptions
 do throws(UsageError) {
-    given = try ParsedArguments(Array(CommandLine.arguments.dropFirst()), options: chooserOptions, words: .none)
+    given = try ParsedArguments(Array(currentArguments().dropFirst()), options: chooserOptions, words: .none)
     options = try ChooserOptions(given)
 } catch {
     _ = error.report(by: "openurld-chooser").withCString { write(2, $0, strlen($0)) }

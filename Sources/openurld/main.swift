@@ -8,7 +8,7 @@ import Spawn
 // Wiring only: parse, pick the fallback, run.
 let environment = currentEnvironment()
 
-switch Result(catching: { () throws(UsageError) in try DaemonOptions.parse(Array(CommandLine.arguments.dropFirst())) }) {
+switch Result(catching: { () throws(UsageError) in try DaemonOptions.parse(Array(currentArguments().dropFirst())) }) {
 case .failure(let error):
     _ = error.report(by: "openurld").withCString { write(2, $0, strlen($0)) }
     exit(2)

@@ -316,6 +316,51 @@ struct CLITests {
         }
     }
 
+    /// A path is bytes (issue 25): a file whose name is not UTF-8
+    /// (`caf\xE9.txt`, from an old disk) is opened from a raw argv word
+    /// and from its `file:` URL, reaches the application as its own bytes
+    /// (`%f`) or as its URL (`%u`), and is shown escaped.
+    @Test func fileNamesThatAreNotUTF8AreKeptAsBytes() async throws {
+        try await withSession { s in
+            try FileManager.default.createDirectory(atPath: s.tree.root + "/usr/share/mime", withIntermediateDirectories: true)
+            try s.tree.write("usr/share/mime/globs2", "50:text/plain:*.txt\n50:text/html:*.html\n")
+            try s.tree.app("editor.desktop", schemes: [], exec: "recorder editor %f", extra: "MimeType=text/plain;")
+            try s.tree.app("viewer.desktop", schemes: [], exec: "recorder viewer %u", extra: "MimeType=text/html;")
+            let home = s.tree.root + "/home/"
+            // Made with the bytes themselves, not through anything under test.
+            let name = Array(home.utf8) + [0x63, 0x61, 0x66, 0xE9] + Array(".txt".utf8)
+            let page = Array(home.utf8) + [0x70, 0xE9] + Array(".html".utf8)
+            for path in [name, page] {
+                let fd = (path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) } }
+                #expect(fd >= 0)
+                close(fd)
+            }
+            // argv as a shell gives it: the byte E9, which no UTF-8 decoder keeps.
+            func openurl(_ arguments: String..., withByteE9After prefix: String, _ suffix: String) async throws -> CommandResult {
+                try await run(["/bin/sh", "-c", #"exec "$0" "$@" "$P$(printf '\351')$S""#, Binaries.openurl] + arguments,
+                              environment: s.environment.merging(["P": prefix, "S": suffix]) { $1 })
+            }
+
+            let fromArgv = try await openurl(withByteE9After: home + "caf", ".txt")
+            #expect(fromArgv.status == 0, "\(fromArgv.stderr)")
+            #expect(try await s.tree.waitForRecords(1).last?.argumentBytes == [name])
+            let fromURL = try await s.openurl("file://" + home + "caf%E9.txt")
+            #expect(fromURL.status == 0, "\(fromURL.stderr)")
+            #expect(try await s.tree.waitForRecords(2).last?.argumentBytes == [name])
+            let asURL = try await openurl(withByteE9After: home + "p", ".html")
+            #expect(asURL.status == 0, "\(asURL.stderr)")
+            let records = try await s.tree.waitForRecords(3)
+            #expect(records.last?.app == "viewer" && records.last?.arguments == ["file://" + home + "p%E9.html"])
+
+            let explained = try await openurl("default", withByteE9After: home + "caf", ".txt")
+            #expect(explained.status == 0 && explained.stdout.hasPrefix(home + "caf\\xE9.txt "), "\(explained.stdout)")
+            #expect(explained.stdout.contains("editor.desktop"), "\(explained.stdout)")
+            let missing = try await openurl(withByteE9After: home + "nope", ".txt")
+            #expect(missing.status != 0 && missing.stderr.contains(home + "nope\\xE9.txt does not exist"), "\(missing.stderr)")
+            #expect(s.tree.recorded().count == 3)
+        }
+    }
+
     /// Targets (issue 16): applications, their desktop actions and browser
     /// profiles, listed by `openurl targets` and opened by rules' `Open=`.
     @Test func targetsAreListedAndRulesOpenThem() async throws {

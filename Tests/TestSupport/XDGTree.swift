@@ -74,7 +74,10 @@ public final class XDGTree: Sendable {
     /// What one recorder run received.
     public struct Record: Sendable {
         public let app: String
+        /// The arguments as text (a byte that is not UTF-8 shows as U+FFFD).
         public let arguments: [String]
+        /// The arguments exactly as `execve` passed them.
+        public let argumentBytes: [[UInt8]]
         public let environment: [String: String]
         public let descriptors: [String]
         public let pid: Int32
@@ -90,14 +93,15 @@ public final class XDGTree: Sendable {
                 let fds = try? String(contentsOfFile: base + ".fds", encoding: .utf8),
                 let pid = Int32(file.split(separator: "-").last!.dropLast(5))
             else { return nil }
-            var arguments = argv.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            arguments.removeLast()  // after the final NUL
-            let app = arguments.removeFirst()
+            var argumentBytes = argv.split(separator: 0, omittingEmptySubsequences: false).map { Array($0) }
+            argumentBytes.removeLast()  // after the final NUL
+            let app = String(decoding: argumentBytes.removeFirst(), as: UTF8.self)
+            let arguments = argumentBytes.map { String(decoding: $0, as: UTF8.self) }
             var environment: [String: String] = [:]
             for line in env.split(separator: "\n") {
                 if let eq = line.firstIndex(of: "=") { environment[String(line[..<eq])] = String(line[line.index(after: eq)...]) }
             }
-            return Record(app: app, arguments: arguments, environment: environment,
+            return Record(app: app, arguments: arguments, argumentBytes: argumentBytes, environment: environment,
                           descriptors: fds.split(separator: "\n").map(String.init), pid: pid)
         }
     }

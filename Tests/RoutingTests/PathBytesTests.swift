@@ -1,0 +1,60 @@
+import Routing
+import SafeText
+import Testing
+
+/// A path is bytes (issue 25): `EscapedBytes` carries the ones that are not
+/// UTF-8 through a `String` and back, and `file:` URLs encode and decode
+/// the bytes themselves.
+@Suite struct PathBytesTests {
+    @Test func everyByteStringComesBackAsItWas() {
+        // Fixed cases: a Latin-1 name, a lone continuation byte, a truncated
+        // sequence, an overlong "/", a surrogate's encoding, a character of
+        // the escape block itself (U+10FFE9), NUL-free random bytes.
+        var cases: [[UInt8]] = [
+            [0x63, 0x61, 0x66, 0xE9], [0x80], [0xE2, 0x82], [0xC0, 0xAF], [0xED, 0xA0, 0x80],
+            [0xF4, 0x8F, 0xBF, 0xA9], [0xF4, 0x90, 0x80, 0x80], [0xFE, 0xFF], Array("café ✓".utf8), [],
+        ]
+        var generator = SplitMix(seed: 25)
+        for _ in 0..<2000 {
+            cases.append((0..<Int(generator.next() % 12)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+        }
+        for bytes in cases {
+            let text = EscapedBytes.decode(bytes)
+            #expect(EscapedBytes.encode(text) == bytes, "\(bytes)")
+            #expect(EscapedBytes.withCString(text) { pointer in
+                (0..<bytes.count).allSatisfy { UInt8(bitPattern: pointer[$0]) == bytes[$0] } && pointer[bytes.count] == 0
+            })
+        }
+        // Valid UTF-8 outside the escape block is its own text, unchanged.
+        #expect(EscapedBytes.decode(Array("café ✓".utf8)) == "café ✓")
+        #expect(!EscapedBytes.hasEscapes(EscapedBytes.decode(Array("café ✓".utf8))))
+    }
+
+    @Test func escapedBytesAreShownAsTheBytesTheyAre() {
+        let name = EscapedBytes.decode([0x63, 0x61, 0x66, 0xE9, 0x2E, 0x74, 0x78, 0x74, 0x05])
+        #expect(displayable(name) == #"caf\xE9.txt\u{5}"#)
+        #expect(needsEscape(Unicode.Scalar(EscapedBytes.base + 0xE9)!))
+    }
+
+    @Test func fileURLsCarryTheBytesOfThePath() throws {
+        let path = EscapedBytes.decode(Array("/srv/".utf8) + [0x63, 0x61, 0x66, 0xE9] + Array(" n°.txt".utf8))
+        let url = FileURL.forPath(path, workingDirectory: "/")
+        #expect(url == "file:///srv/caf%E9%20n%C2%B0.txt")
+        #expect(percentDecodedBytes(Substring(try ValidatedURL(url).path)) == EscapedBytes.encode(path))
+        #expect(percentDecoded("caf%E9") == nil, "the text form still asks for UTF-8")
+        #expect(percentDecodedBytes("caf%E") == nil, "a malformed escape")
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a failure names its case.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
