@@ -16,39 +16,68 @@ extension TextScan {
         var index = start
         while true {
             let labelStart = index
-            while index < count, isLabelCharacter(scalars[index]), index - labelStart < 63 { index += 1 }
+            while index < count, isLabelCharacter(scalars[index]), index - labelStart < 63,
+                  index == labelStart || !isScriptBreak(at: index) { index += 1 }
             guard index > labelStart, scalars[labelStart] != "-", scalars[index - 1] != "-" else { break }
             labels.append(labelStart..<index)
             guard index + 1 < count, scalars[index] == ".", isLabelCharacter(scalars[index + 1]) else { break }
             index += 1
         }
-        guard labels.count >= 2, let last = labels.last else { return nil }
-        let tld = scalars[last]
-        guard tld.allSatisfy({ Characters.isLetterOrDigit($0) && !Characters.isDigit($0) }),
-              let ascii = Punycode.asciiLabel(tld), TopLevelDomains.all.contains(ascii)
-        else { return nil }
+        guard labels.count >= 2, var last = labels.last else { return nil }
+        if !isTopLevelDomain(last) {
+            // In text without spaces the last label runs on into the next
+            // word (`twitter.みんなです`): the top-level domain is the longest
+            // start of it that is one (`みんな`).
+            guard scalars[last].contains(where: Characters.isUnspaced),
+                  let cut = stride(from: last.upperBound - 1, to: last.lowerBound, by: -1).first(where: { isTopLevelDomain(last.lowerBound..<$0) })
+            else { return nil }
+            last = last.lowerBound..<cut
+            labels[labels.count - 1] = last
+        }
         return DomainName(range: start..<last.upperBound, labels: labels)
+    }
+
+    private func isTopLevelDomain(_ label: Range<Int>) -> Bool {
+        let tld = scalars[label]
+        guard tld.allSatisfy({ Characters.isLetterOrDigit($0) && !Characters.isDigit($0) }),
+              let ascii = Punycode.asciiLabel(tld) else { return false }
+        return TopLevelDomains.all.contains(ascii)
     }
 
     func isLabelCharacter(_ scalar: Unicode.Scalar) -> Bool {
         Characters.isLetterOrDigit(scalar) || scalar == "-"
     }
 
+    /// Whether a word changes at `index` between a script written without
+    /// spaces and another (`example.com中国語t.co`): in text without spaces,
+    /// that is where one word ends and the next begins, so no label of a
+    /// bare address crosses it.
+    func isScriptBreak(at index: Int) -> Bool {
+        guard index > 0 else { return false }
+        let (before, here) = (scalars[index - 1], scalars[index])
+        guard !(before.isASCII && here.isASCII) else { return false }
+        return Characters.isUnspaced(before) != Characters.isUnspaced(here)
+    }
+
     /// E-mail addresses: `local@domain.tld`, as `mailto:` links.
     mutating func findEmailAddresses() {
         for at in 0..<count where scalars[at] == "@" && !isClaimed(at) {
             var start = at
-            while start > 0, at - start <= 64, isLocalCharacter(scalars[start - 1]) { start -= 1 }
+            while start > 0, at - start <= 64, isLocalCharacter(scalars[start - 1]), !isScriptBreak(at: start) { start -= 1 }
             // A local part is at most 64 characters (RFC 5321).
-            guard start == 0 || !isLocalCharacter(scalars[start - 1]) else { continue }
-            while start < at, scalars[start] == "." { start += 1 }
+            guard start == 0 || !isLocalCharacter(scalars[start - 1]) || isScriptBreak(at: start) else { continue }
+            // After a quoted string (`test."foo".bar@`), the address is the
+            // quoted local part's, which is not found: not `bar@`, another mailbox.
+            if start > 0, scalars[start - 1] == "\"", scalars[start] == "." { continue }
+            // Quotes around an address are the text's (`'jane@example.com'`).
+            while start < at, scalars[start] == "." || scalars[start] == "'" { start += 1 }
             guard start < at, scalars[at - 1] != "." else { continue }
-            if start > 0, Self.beforeNoAddress.contains(scalars[start - 1]) { continue }
+            if start > 0, Self.beforeNoAddress.contains(scalars[start - 1]), !isEmailLabel(before: start - 1) { continue }
             guard let domain = domain(at: at + 1) else { continue }
             let end = domain.range.upperBound
             // git@github.com:owner/repo is an SCP-style address, not e-mail.
             if self[end] == ":", let next = self[end + 1], !Characters.endsURL(next) { continue }
-            if let next = self[end], next == "@" || next == "_" || isLabelCharacter(next) { continue }
+            if let next = self[end], next == "@" || next == "_" || isLabelCharacter(next) && !isScriptBreak(at: end) { continue }
             claim(start..<end, .email, url: "mailto:" + text(start..<end))
         }
     }
@@ -57,8 +86,21 @@ extension TextScan {
         Characters.isLetterOrDigit(scalar) || Self.localPunctuation.contains(scalar)
     }
 
+    /// Whether the `:` at `colon` ends a label that says an e-mail address
+    /// follows (`email:jane@example.com`, `E-Mail:`, `mail:`), as forms and
+    /// signatures write it: no scheme, but the address is one.
+    private func isEmailLabel(before colon: Int) -> Bool {
+        guard scalars[colon] == ":" else { return false }
+        var start = colon
+        while start > 0, Characters.isASCIILetter(scalars[start - 1]) || scalars[start - 1] == "-", colon - start < 6 { start -= 1 }
+        guard start == 0 || !Characters.isLetterOrDigit(scalars[start - 1]) else { return false }
+        return Self.emailLabels.contains(text(start..<colon).lowercased())
+    }
+
+    private static let emailLabels: Set<String> = ["email", "e-mail", "mail"]
     private static let beforeNoAddress = ASCIISet("/:@")
-    private static let localPunctuation = ASCIISet("._%+-")
+    /// RFC 5322's atext that addresses use: `bob.o'neil@example.ie` has an apostrophe.
+    private static let localPunctuation = ASCIISet("._%+-'")
     private static let notBeforeDomains = ASCIISet(".@/\\_#$%&=+~:")
 
     /// Two-label names with these top-level domains are file names far more
@@ -74,14 +116,17 @@ extension TextScan {
         var start = 0
         while start < count {
             guard !isClaimed(start), Characters.isLetterOrDigit(scalars[start]),
-                  start == 0 || isDomainBoundary(scalars[start - 1])
+                  start == 0 || isDomainBoundary(scalars[start - 1]) || isScriptBreak(at: start)
             else {
                 start += 1
                 continue
             }
             guard hasInnerDot(from: start), let domain = domain(at: start) else {
-                // Skip the rest of this token: no address starts inside it.
-                while start < count, isLabelCharacter(scalars[start]) || scalars[start] == "." { start += 1 }
+                // Skip the rest of this word: no address starts inside it.
+                let word = start
+                while start < count, isLabelCharacter(scalars[start]) || scalars[start] == ".", start == word || !isScriptBreak(at: start) {
+                    start += 1
+                }
                 continue
             }
             var end = domain.range.upperBound
@@ -96,7 +141,9 @@ extension TextScan {
                 hasPortOrPath = true
             }
             if let next = self[end], "/?#".unicodeScalars.contains(next) {
-                end = urlEnd(from: start, notBefore: end)
+                // A name in ASCII: its path ends where unspaced text begins.
+                let plain = scalars[domain.range].allSatisfy(\.isASCII)
+                end = urlEnd(from: start, scanningFrom: end, notBefore: end, unspacedEnds: plain)
                 hasPortOrPath = true
             }
             if isPlausibleAddress(domain, hasPortOrPath: hasPortOrPath) {
@@ -113,7 +160,7 @@ extension TextScan {
         while index + 1 < count {
             let scalar = scalars[index]
             if scalar == "." { return isLabelCharacter(scalars[index + 1]) }
-            guard isLabelCharacter(scalar) else { return false }
+            guard isLabelCharacter(scalar), index == start || !isScriptBreak(at: index) else { return false }
             index += 1
         }
         return false

@@ -8,8 +8,13 @@ extension TextScan {
     /// and a destination that contains `](` is refused before it is read.
     /// No URL contains `](`, and this makes the destinations that are read
     /// disjoint.
+    ///
+    /// A link whose text holds another (a badge: `[![build](https://ci/badge.svg)](https://ci/)`)
+    /// is two links: the inner one covers its own construct, and the outer
+    /// one its destination, so that neither address is lost.
     mutating func findMarkdownLinks() {
         guard let pairs = BracketPairs(scalars) else { return }
+        var outer: [(destination: Range<Int>, kind: DetectedLink.Kind, url: String)] = []
         var open = 0
         while open < count {
             defer { open += 1 }
@@ -18,9 +23,16 @@ extension TextScan {
                   let destination = destination(in: (close + 2)..<end),
                   let link = Self.link(forDestination: text(destination))
             else { continue }
+            if pairs.hasLinkOpening(in: (open + 1)..<close) {
+                // The inner links come next in this loop; the outer one takes
+                // what they leave: its destination.
+                outer.append((destination, link.kind, link.url))
+                continue
+            }
             let start = open > 0 && scalars[open - 1] == "!" ? open - 1 : open
             if claim(start..<(end + 1), link.kind, url: link.url) { open = end }
         }
+        for link in outer { claim(link.destination, link.kind, url: link.url) }
     }
 
     /// The destination inside `(…)`: `<…>` or a run without spaces, then an

@@ -1,3 +1,6 @@
+import HostNames
+import Routing
+
 /// The text being scanned, as Unicode scalars with their UTF-8 offsets, and
 /// what the finders have claimed so far (a scalar belongs to one link at most).
 struct TextScan {
@@ -35,14 +38,27 @@ struct TextScan {
 
     func isClaimed(_ index: Int) -> Bool { claimed[index] }
 
-    /// Records a link over `range`, unless part of it is already taken.
+    /// Records a link over `range`, unless part of it is already taken, or
+    /// the dispatcher would not accept its URL (a port over 65535, an
+    /// `xn--` label that is no Punycode): then nothing is found there.
     @discardableResult
     mutating func claim(_ range: Range<Int>, _ kind: DetectedLink.Kind, url: String) -> Bool {
         guard !range.isEmpty, isFree(range) else { return false }
+        guard (try? ValidatedURL(url)) != nil else {
+            block(range)
+            return false
+        }
         for index in range { claimed[index] = true }
         found.append(DetectedLink(kind: kind, url: url, offset: offsets[range.lowerBound],
                                   length: offsets[range.upperBound] - offsets[range.lowerBound]))
         return true
+    }
+
+    /// Takes `range` from every later finder without finding a link there:
+    /// text that names a host that cannot be one (`http://✪df.ws/x`) must
+    /// not yield a shorter host inside it, which would be another site.
+    mutating func block(_ range: Range<Int>) {
+        for index in range where index < claimed.count { claimed[index] = true }
     }
 }
 
@@ -60,13 +76,17 @@ enum Characters {
 
     /// Where a URL ends: white space, controls and invisible format
     /// characters, the characters URLs never contain unescaped and text puts
-    /// around them (`< > " \` { } | \ ^`), and CJK punctuation.
+    /// around them (`< > " \` { } | \ ^`), CJK punctuation, and the
+    /// full-width forms of ASCII punctuation (`｜`, `［］`, `＂`, `＜＞`,
+    /// `｛｝`, …: CJK text writes its punctuation full-width, and none of
+    /// them is part of a URL as written), with the half-width CJK ones.
     static func endsURL(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.isASCII {
             return scalar.value <= 0x20 || scalar.value == 0x7F || urlEnders.contains(scalar)
         }
         switch scalar.value {
-        case 0x3000...0x303F, 0xFF01, 0xFF08, 0xFF09, 0xFF0C, 0xFF0E, 0xFF1A, 0xFF1B, 0xFF1F, 0x2018...0x201F, 0x00AB, 0x00BB:
+        case 0x3000...0x303F, 0xFF01...0xFF0F, 0xFF1A...0xFF20, 0xFF3B...0xFF40, 0xFF5B...0xFF65,
+             0x2018...0x201F, 0x00AB, 0x00BB:
             return true
         default:
             let category = scalar.properties.generalCategory
@@ -80,6 +100,45 @@ enum Characters {
         trailingPunctuation.contains(scalar) || scalar == "…"
     }
 
+    /// Markup that comes in pairs around a link (`~~strike~~`, `_emphasis_`):
+    /// dropped from a link's end when the same mark stands right before it.
+    static let pairedMarks = ASCIISet("~_")
+
+    /// Letters of the scripts written without spaces between words (Han,
+    /// kana, Thai, Lao, Khmer, Myanmar) and of Hangul, whose particles are
+    /// written onto the word before: where a link written in ASCII meets
+    /// one, the link has ended (`example.com中国語`, `example.com에서`).
+    static func isUnspaced(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.value >= 0x0E00 else { return false }
+        switch Script.classify(scalar) {
+        case .letter(.han), .letter(.hiragana), .letter(.katakana), .letter(.hangul), .letter(.bopomofo),
+             .letter(.thai), .letter(.lao), .letter(.khmer), .letter(.myanmar):
+            return true
+        case .common:
+            return scalar.value >= 0x3000  // the prolonged sound mark and the iteration marks
+        default:
+            return false
+        }
+    }
+
+    /// Whether a zero-width joiner or non-joiner at `index` is part of a
+    /// word: between two letters or signs of one Brahmic script (Devanagari
+    /// to Sinhala, Myanmar, Khmer), where it selects a conjunct or a chillu
+    /// form (`ന്‍`, `ශ්‍රී`). Anywhere else it is invisible, and ends a URL.
+    static func isJoinerInWord(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        guard scalars[index] == "\u{200D}" || scalars[index] == "\u{200C}", index > 0, index + 1 < scalars.count,
+              case .letter(let before) = Script.classify(scalars[index - 1]),
+              case .letter(let after) = Script.classify(scalars[index + 1]), before == after
+        else { return false }
+        switch before {
+        case .devanagari, .bengali, .gurmukhi, .gujarati, .oriya, .tamil, .telugu, .kannada, .malayalam, .sinhala,
+             .myanmar, .khmer:
+            return true
+        default:
+            return false
+        }
+    }
+
     private static let urlEnders = ASCIISet("<>\"`{}|\\^")
     private static let trailingPunctuation = ASCIISet(".,:;!?'*")
 }
@@ -91,15 +150,35 @@ extension TextScan {
         end >= suffix.count && Array(scalars[(end - suffix.count)..<end]) == suffix
     }
 
+    /// Whether the scalar at `index` ends a URL (a joiner inside a word of
+    /// a Brahmic script does not), or, in a URL written in ASCII
+    /// (`unspacedEnds`), starts a run of a script written without spaces.
+    func endsURL(at index: Int, unspacedEnds: Bool = false) -> Bool {
+        let scalar = scalars[index]
+        if scalar.isASCII { return Characters.endsURL(scalar) }
+        if unspacedEnds, Characters.isUnspaced(scalar) { return true }
+        return Characters.endsURL(scalar) && !Characters.isJoinerInWord(scalars, at: index)
+    }
+
     /// The end of a URL starting at `start`: up to the first character that
-    /// ends URLs, minus trailing punctuation and closing brackets that have
-    /// no opening one inside the URL (`(see https://x/a_(b)).` keeps `(b)`).
-    func urlEnd(from start: Int, notBefore minimum: Int) -> Int {
-        var end = start
-        while end < count, !Characters.endsURL(scalars[end]) { end += 1 }
+    /// ends URLs (scanning from `scan`, by default `start`), minus trailing
+    /// punctuation and closing brackets that have no opening one inside the
+    /// URL (`(see https://x/a_(b)).` keeps `(b)`), and a mark that pairs with
+    /// the one before the URL (`~~https://x~~`).
+    func urlEnd(from start: Int, scanningFrom scan: Int? = nil, notBefore minimum: Int, unspacedEnds: Bool = false) -> Int {
+        var end = scan ?? start
+        while end < count, !endsURL(at: end, unspacedEnds: unspacedEnds) { end += 1 }
+        return trimmedEnd(start: start, end: end, notBefore: minimum)
+    }
+
+    /// `end`, less what ends a sentence, closes unopened brackets or pairs
+    /// with the mark before `start`.
+    func trimmedEnd(start: Int, end: Int, notBefore minimum: Int) -> Int {
+        var end = end
+        let mark = start > 0 && Characters.pairedMarks.contains(scalars[start - 1]) ? scalars[start - 1] : nil
         while end > minimum {
             let last = scalars[end - 1]
-            if Characters.isTrailingPunctuation(last) {
+            if Characters.isTrailingPunctuation(last) || last == mark {
                 end -= 1
                 continue
             }
