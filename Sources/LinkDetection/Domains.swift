@@ -38,9 +38,8 @@ extension TextScan {
     }
 
     private func isTopLevelDomain(_ label: Range<Int>) -> Bool {
-        let tld = scalars[label]
-        guard tld.allSatisfy({ Characters.isLetterOrDigit($0) && !Characters.isDigit($0) }),
-              let ascii = Punycode.asciiLabel(tld) else { return false }
+        guard label.count <= 63, scalars[label].allSatisfy({ Characters.isLetterOrDigit($0) && !Characters.isDigit($0) }),
+              let ascii = asciiLabel(label) else { return false }
         return TopLevelDomains.all.contains(ascii)
     }
 

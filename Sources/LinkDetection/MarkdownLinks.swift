@@ -30,9 +30,9 @@ extension TextScan {
                 continue
             }
             let start = open > 0 && scalars[open - 1] == "!" ? open - 1 : open
-            if claim(start..<(end + 1), link.kind, url: link.url) { open = end }
+            if claim(start..<(end + 1), link.kind, url: link.url, validated: true) { open = end }
         }
-        for link in outer { claim(link.destination, link.kind, url: link.url) }
+        for link in outer { claim(link.destination, link.kind, url: link.url, validated: true) }
     }
 
     /// The destination inside `(…)`: `<…>` or a run without spaces, then an

@@ -27,7 +27,7 @@ extension TextScan {
             var start = colon
             while start > 0, isSchemeCharacter(scalars[start - 1]) { start -= 1 }
             while start < colon, !Characters.isASCIILetter(scalars[start]) { start += 1 }
-            guard colon - start >= 2 else { continue }
+            guard colon - start >= 2, colon - start <= 32 else { continue }
             let scheme = text(start..<colon).lowercased()
             guard !Self.refusedSchemes.contains(scheme) else { continue }
             let hierarchical = self[colon + 1] == "/" && self[colon + 2] == "/"
@@ -132,26 +132,40 @@ extension TextScan {
     /// but a final one (`example.com.`); a web URL's last label has no `_`.
     private func isHostName(_ range: Range<Int>, web: Bool) -> Bool {
         guard !range.isEmpty else { return false }
-        var labels = scalars[range].split(separator: ".", omittingEmptySubsequences: false)
-        if labels.count > 1, labels.last!.isEmpty { labels.removeLast() }
+        // One pass: each label's edges and characters, then its length.
+        var labels: [Range<Int>] = []
+        var labelStart = range.lowerBound
+        for index in range where scalars[index] == "." {
+            labels.append(labelStart..<index)
+            labelStart = index + 1
+        }
+        if labelStart < range.upperBound || labels.isEmpty { labels.append(labelStart..<range.upperBound) }
         var length = labels.count - 1
         for (position, label) in labels.enumerated() {
-            guard let first = label.first, let last = label.last,
-                  !Self.labelEdges.contains(first), !Self.labelEdges.contains(last)
+            guard !label.isEmpty, !Self.labelEdges.contains(scalars[label.lowerBound]),
+                  !Self.labelEdges.contains(scalars[label.upperBound - 1])
             else { return false }
-            for scalar in label where !(Characters.isLetterOrDigit(scalar) || scalar == "-" || scalar == "_" || scalar == "%" || isCombiningMark(scalar)) {
-                return false
+            var ascii = true
+            for scalar in scalars[label] {
+                if scalar.isASCII {
+                    guard Characters.isASCIILetter(scalar) || Characters.isDigit(scalar) || Self.labelInner.contains(scalar) else { return false }
+                } else {
+                    guard Characters.isLetterOrDigit(scalar) || isCombiningMark(scalar) else { return false }
+                    ascii = false
+                }
             }
             // `_` is found in the names of hosts (`my_host.example.com`), but
             // no registry gives it to a domain or a top-level domain.
-            if web, labels.count > 1, position >= labels.count - 2, label.contains("_") { return false }
+            if web, labels.count > 1, position >= labels.count - 2, scalars[label].contains("_") { return false }
             // DNS: 63 octets a label, 253 a name, as written in ASCII.
-            let octets = label.allSatisfy(\.isASCII) ? label.count : Punycode.asciiLabel(label).map(\.utf8.count) ?? 64
+            let octets = ascii ? label.count : asciiLabel(label).map(\.utf8.count) ?? 64
             guard octets <= 63 else { return false }
             length += octets
         }
         return length <= 253
     }
+
+    private static let labelInner = ASCIISet("-_%")
 
     private func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {
         !scalar.isASCII && (scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .spacingMark)

@@ -10,8 +10,12 @@ struct TextScan {
     private var claimed: [Bool]
     private(set) var found: [DetectedLink] = []
 
+    /// The text's UTF-8, from which `text(_:)` copies a link's characters.
+    private let utf8: [UInt8]
+
     init(_ text: some StringProtocol) {
         scalars = Array(text.unicodeScalars)
+        utf8 = Array(text.utf8)
         var offsets = [Int]()
         offsets.reserveCapacity(scalars.count + 1)
         var offset = 0
@@ -29,9 +33,8 @@ struct TextScan {
     subscript(_ index: Int) -> Unicode.Scalar? { index >= 0 && index < scalars.count ? scalars[index] : nil }
 
     func text(_ range: Range<Int>) -> String {
-        var text = ""
-        text.unicodeScalars.append(contentsOf: scalars[range])
-        return text
+        // A copy of the bytes, which are valid UTF-8 already.
+        String(decoding: utf8[offsets[range.lowerBound]..<offsets[range.upperBound]], as: UTF8.self)
     }
 
     func isFree(_ range: Range<Int>) -> Bool { !claimed[range].contains(true) }
@@ -41,10 +44,13 @@ struct TextScan {
     /// Records a link over `range`, unless part of it is already taken, or
     /// the dispatcher would not accept its URL (a port over 65535, an
     /// `xn--` label that is no Punycode): then nothing is found there.
+    ///
+    /// - Parameter validated: the URL passed that check already (a Markdown
+    ///   destination, found by a scan of its own).
     @discardableResult
-    mutating func claim(_ range: Range<Int>, _ kind: DetectedLink.Kind, url: String) -> Bool {
+    mutating func claim(_ range: Range<Int>, _ kind: DetectedLink.Kind, url: String, validated: Bool = false) -> Bool {
         guard !range.isEmpty, isFree(range) else { return false }
-        guard (try? ValidatedURL(url)) != nil else {
+        guard validated || (try? ValidatedURL(url)) != nil else {
             block(range)
             return false
         }
@@ -147,7 +153,16 @@ extension TextScan {
     static let closingEntities = ["&gt", "&lt", "&quot", "&#39", "&apos"].map { Array($0.unicodeScalars) }
 
     private func hasSuffix(_ suffix: [Unicode.Scalar], before end: Int) -> Bool {
-        end >= suffix.count && Array(scalars[(end - suffix.count)..<end]) == suffix
+        end >= suffix.count && scalars[(end - suffix.count)..<end].elementsEqual(suffix)
+    }
+
+    /// The label at `range` lowercased in ASCII, as IANA's list and DNS
+    /// spell it: Punycode for a label with other letters; `nil` when it
+    /// cannot be encoded.
+    func asciiLabel(_ range: Range<Int>) -> String? {
+        let label = scalars[range]
+        guard label.allSatisfy(\.isASCII) else { return Punycode.asciiLabel(Array(label)) }
+        return String(decoding: utf8[offsets[range.lowerBound]..<offsets[range.upperBound]].map { $0 | ($0 >= 0x41 && $0 <= 0x5A ? 0x20 : 0) }, as: UTF8.self)
     }
 
     /// Whether the scalar at `index` ends a URL (a joiner inside a word of
@@ -184,12 +199,14 @@ extension TextScan {
             }
             // Text copied from HTML: "&gt;" and friends after a URL close it
             // (their ";" is gone already); "&amp;" inside a query stays.
-            if last != ";", let entity = Self.closingEntities.first(where: { hasSuffix($0, before: end) }), end - entity.count > minimum {
+            // (Every entity ends in a letter or a digit: nothing else is looked for.)
+            if Characters.isASCIILetter(last) || Characters.isDigit(last),
+               let entity = Self.closingEntities.first(where: { hasSuffix($0, before: end) }), end - entity.count > minimum {
                 end -= entity.count
                 continue
             }
-            let pairs: [(Unicode.Scalar, Unicode.Scalar)] = [("(", ")"), ("[", "]")]
-            if let (open, _) = pairs.first(where: { $0.1 == last }) {
+            if last == ")" || last == "]" {
+                let open: Unicode.Scalar = last == ")" ? "(" : "["
                 let opened = scalars[start..<end].count { $0 == open }
                 let closed = scalars[start..<end].count { $0 == last }
                 if closed > opened {

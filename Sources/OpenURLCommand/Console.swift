@@ -16,8 +16,12 @@ enum Console {
     }
 
     static func safeLines(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map(displayable).joined(separator: "\n")
+        // Printable ASCII and line ends need no look at Unicode properties.
+        if text.utf8.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A }) { return text }
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && needsEscape($0) }) else { return text }
+        // Line by line (split by bytes, not by grapheme), each line escaped.
+        return text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { displayable(String(Substring($0))) }.joined(separator: "\n")
     }
 
     private static func write(_ fd: Int32, _ text: String) {
