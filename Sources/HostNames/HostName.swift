@@ -104,13 +104,18 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
         return .success(.domain(ascii))
     }
 
-    private static func isACE(_ label: ArraySlice<UInt8>) -> Bool { label.starts(with: "xn--".utf8) }
+    private static func isACE(_ label: ArraySlice<UInt8>) -> Bool {
+        let i = label.startIndex
+        return label.count >= 4 && label[i] == UInt8(ascii: "x") && label[i + 1] == UInt8(ascii: "n")
+            && label[i + 2] == UInt8(ascii: "-") && label[i + 3] == UInt8(ascii: "-")
+    }
 
     /// The form to compare with patterns: a domain without its trailing dot
     /// (`example.com.` is `example.com` to DNS and to every browser).
     public var matchingKey: String {
         switch self {
-        case .domain(let name): name.count > 1 && name.hasSuffix(".") ? String(name.dropLast()) : name
+        // (By bytes: counting the characters of every host cost a grapheme walk.)
+        case .domain(let name): name.utf8.count > 1 && name.utf8.last == UInt8(ascii: ".") ? String(name.dropLast()) : name
         case .ipv4(let address), .ipv6(let address): address
         }
     }
