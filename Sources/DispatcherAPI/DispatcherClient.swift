@@ -43,10 +43,12 @@ public struct DispatcherClient: Sendable {
         return (steps.map(ExplainStep.init(listed:)), application)
     }
 
-    /// The links in `text` (`kinds`: only these; `nil`: all).
-    public func detectLinks(in text: String, kinds: [String]? = nil) async throws(DBusError) -> [DetectedLink] {
+    /// The links in `text` (`kinds`: only these; `nil`: all; `region`: the
+    /// ISO 3166 code national phone numbers are read in).
+    public func detectLinks(in text: String, kinds: [String]? = nil, region: String? = nil) async throws(DBusError) -> [DetectedLink] {
         var options: [String: Variant] = [:]
         if let kinds { options[DispatcherAPI.OptionKey.kinds] = Variant(kinds) }
+        if let region { options[DispatcherAPI.OptionKey.region] = Variant(region) }
         let reply = try await call(DispatcherAPI.Member.detectLinks, [.string(text), options.dbusValue])
         let unexpected = DBusError.invalidArgs("DetectLinks replied with '\(reply.signature)' instead of 'a(uuss)'")
         guard case .array(_, let items)? = reply.first, reply.count == 1 else { throw unexpected }

@@ -13,6 +13,8 @@ extension DispatcherAPI {
         public static let notifyFailure = "notify-failure"
         /// `DetectLinks`: the kinds of link to find.
         public static let kinds = "kinds"
+        /// `DetectLinks`: the region national phone numbers are read in (ISO 3166, `FR`).
+        public static let region = "region"
         /// `Application.Open` platform data: an X11 startup ID.
         public static let desktopStartupID = "desktop-startup-id"
         /// `HandleURL`'s context and `Choose`: who asked.
@@ -42,7 +44,7 @@ extension DispatcherAPI {
 
         /// Every key above, for the test that looks for them spelled again.
         public static let all = [
-            activationToken, ask, linkText, notifyFailure, kinds, desktopStartupID, caller, callerAppID, originalURL, rule,
+            activationToken, ask, linkText, notifyFailure, kinds, region, desktopStartupID, caller, callerAppID, originalURL, rule,
             remember, rememberHost, rememberDomain, timeout, deadline, defaultTarget, defaultName, omittedTargets,
         ]
     }

@@ -8,10 +8,14 @@
 public struct LinkDetector: Sendable {
     /// The kinds to report.
     public let kinds: Set<DetectedLink.Kind>
+    /// The region national phone numbers are read in (`nil`: they stay national).
+    public let region: PhoneRegion?
 
-    /// A detector reporting `kinds` (by default, every kind).
-    public init(kinds: Set<DetectedLink.Kind> = Set(DetectedLink.Kind.allCases)) {
+    /// A detector reporting `kinds` (by default, every kind), reading
+    /// national phone numbers as `region`'s.
+    public init(kinds: Set<DetectedLink.Kind> = Set(DetectedLink.Kind.allCases), region: PhoneRegion? = nil) {
         self.kinds = kinds
+        self.region = region
     }
 
     /// The most text `DetectLinks` takes over D-Bus, in UTF-8 bytes (1 MiB);
@@ -30,7 +34,7 @@ public struct LinkDetector: Sendable {
         scan.findSchemeURLs()
         scan.findEmailAddresses()
         scan.findBareWebAddresses()
-        scan.findPhoneNumbers()
+        scan.findPhoneNumbers(region: region)
         return scan.found.filter { kinds.contains($0.kind) }.sorted { $0.offset < $1.offset }
     }
 }

@@ -5,7 +5,13 @@ extension TextScan {
     /// `020 7946 0958`, `030 1234567`, `01 23 45 67 89`), as `tel:` links with
     /// only the digits (and `+`). Dates, versions, prices, IP addresses, ISBNs
     /// and card numbers do not have these shapes.
-    mutating func findPhoneNumbers() {
+    ///
+    /// With a `region`, national numbers are written as international ones
+    /// (`tel:+33612345678` for `06 12 34 56 78` in France, one group
+    /// `0612345678` too), and a number after one of the region's
+    /// international prefixes (`00`, `011`) gets `+` instead; without one,
+    /// a national number stays national (`tel:0612345678`).
+    mutating func findPhoneNumbers(region: PhoneRegion? = nil) {
         var start = 0
         while start < count {
             guard !isClaimed(start), isPhoneStart(at: start) else {
@@ -13,12 +19,52 @@ extension TextScan {
                 continue
             }
             let (end, groups, separators) = phoneCandidate(at: start)
-            if end > start, isPhoneEnd(at: end), isPhoneNumber(groups: groups, separators: separators, international: scalars[start] == "+") {
-                let digits = groups.joined()
-                claim(start..<end, .phone, url: "tel:" + (scalars[start] == "+" ? "+" : "") + digits)
+            if end > start, isPhoneEnd(at: end),
+               let number = phoneNumber(groups: groups, separators: separators, international: scalars[start] == "+", region: region) {
+                claim(start..<end, .phone, url: "tel:" + number)
             }
             start = max(end, start + 1)
         }
+    }
+
+    /// What follows `tel:` for a candidate, or `nil` when it is no number.
+    private func phoneNumber(groups: [String], separators: Set<Unicode.Scalar>, international: Bool, region: PhoneRegion?) -> String? {
+        let digits = groups.joined()
+        if international {
+            return isPhoneNumber(groups: groups, separators: separators, international: true) ? "+" + digits : nil
+        }
+        guard let region else {
+            return isPhoneNumber(groups: groups, separators: separators, international: false) ? digits : nil
+        }
+        // `00 33 6 12 34 56 78`, `0033612345678`; `011 44 20 7946 0958` in North America.
+        // (No calling code starts with 0, and no national number with an international prefix.)
+        if let prefix = region.internationalPrefixes.first(where: { digits.hasPrefix($0) }) {
+            var rest = groups
+            rest[0] = String(rest[0].dropFirst(prefix.count))
+            if rest[0].isEmpty { rest.removeFirst() }
+            guard let first = rest.first?.first, first != "0",
+                  isPhoneNumber(groups: rest, separators: separators, international: true) else { return nil }
+            return "+" + rest.joined()
+        }
+        let trunk = region.trunkPrefix
+        let shaped = isPhoneNumber(groups: groups, separators: separators, international: false)
+        // One group is a number only as the region writes its own: its trunk prefix, 10 or 11 digits.
+        let oneGroup = groups.count == 1 && trunk == "0" && digits.hasPrefix("0") && (10...11).contains(digits.count)
+        guard shaped || oneGroup else { return nil }
+        if isNorthAmerican(groups) {
+            // Another region's shape: kept national, as without a region.
+            guard region.callingCode == "1" else { return digits }
+            return "+1" + (digits.count == 11 ? String(digits.dropFirst()) : digits)
+        }
+        // A trunk-prefixed number: the prefix gives way to the calling code
+        // (Italy has none, and its numbers keep their 0 after +39).
+        guard digits.hasPrefix(trunk) else { return digits }
+        return "+" + region.callingCode + digits.dropFirst(trunk.count)
+    }
+
+    private func isNorthAmerican(_ groups: [String]) -> Bool {
+        let sizes = groups.map(\.count)
+        return sizes == [3, 3, 4] || (sizes == [1, 3, 3, 4] && groups[0] == "1")
     }
 
     private static let notBeforeNumbers = ASCIISet(".,-+/:$_#@=%")
@@ -93,7 +139,7 @@ extension TextScan {
         guard groups.count >= 2 else { return false }
         if separators.contains(".") && separators != ["."] { return false }
         // North American: [1-]AAA-EEE-NNNN, with (AAA) allowed.
-        let northAmerican = sizes == [3, 3, 4] || (sizes == [1, 3, 3, 4] && groups[0] == "1")
+        let northAmerican = isNorthAmerican(groups)
         // A trunk prefix 0 and 10 or 11 digits (UK, Germany, France, …), groups of 2 to 8.
         let trunk = groups[0].hasPrefix("0") && (10...11).contains(digits) && sizes.allSatisfy { (2...8).contains($0) }
             && !separators.contains(".")

@@ -1,3 +1,4 @@
+import LinkDetection
 import DispatcherAPI
 
 /// `openurl handle`'s options: what the handler matches, and the command.
@@ -13,4 +14,5 @@ struct DetectOptions: Equatable, Sendable {
     var json = false
     var open = false
     var kinds: [String] = []
+    var region: PhoneRegion?
 }

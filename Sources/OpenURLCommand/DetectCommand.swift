@@ -9,7 +9,7 @@ struct DetectCommand {
 
     func run() async -> ExitStatus {
         let kinds = options.kinds.isEmpty ? Set(DetectedLink.Kind.allCases) : Set(options.kinds.compactMap(DetectedLink.Kind.init))
-        let detector = LinkDetector(kinds: kinds)
+        let detector = LinkDetector(kinds: kinds, region: options.region)
         var links: [DetectedLink] = []
         if let text = options.text {
             links = detector.links(in: text)

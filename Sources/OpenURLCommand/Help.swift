@@ -166,7 +166,7 @@ enum Help {
     static let detect = Page(
         name: "detect",
         head: """
-            Usage: openurl detect [--json | --open] [--kinds KIND[,KIND]...] [TEXT]...
+            Usage: openurl detect [--json | --open] [--kinds KIND[,KIND]...] [--region CC] [TEXT]...
 
             Find the links a text mentions and print them, one URL per line: URLs
             with a scheme (https://…, mailto:…, zoommtg://…), bare web addresses
@@ -174,8 +174,11 @@ enum Help {
             addresses (printed as mailto:), phone numbers (printed as tel: with
             only the digits) and Markdown links [text](url). Trailing punctuation
             and unbalanced closing brackets are left out; dates, versions, prices
-            and IP addresses are not phone numbers. TEXT is the words given, joined
-            by spaces; without TEXT (or with -), standard input is read.
+            and IP addresses are not phone numbers. National numbers are read in the
+            region of --region or of the locale (fr_FR: 06 12 34 56 78 is
+            tel:+33612345678, and 0033… or, in the US, 011… become +); without a
+            region they stay national (tel:0612345678). TEXT is the words given,
+            joined by spaces; without TEXT (or with -), standard input is read.
 
             """,
         tail: """

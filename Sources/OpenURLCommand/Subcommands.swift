@@ -1,5 +1,6 @@
 import CommandLineOptions
 import Glibc
+import LinkDetection
 import DispatcherAPI
 import Routing
 import XDG
@@ -58,7 +59,7 @@ extension Subcommand {
         },
         Subcommand(
             "detect", "detect [TEXT]", "print (or --open) the links TEXT or standard input mentions",
-            options: [Flags.detectJSON, Flags.detectOpen, Flags.kinds], page: Help.detect
+            options: [Flags.detectJSON, Flags.detectOpen, Flags.kinds, Flags.region], page: Help.detect
         ) { invocation throws(UsageError) in
             var options = DetectOptions()
             options.json = invocation.has(Flags.detectJSON)
@@ -69,6 +70,14 @@ extension Subcommand {
                 throw invocation.mistake("unknown kind '\(unknown)' (kinds: \(known.joined(separator: ", ")))")
             }
             if options.json && options.open { throw invocation.mistake("--json and --open cannot be combined") }
+            if let code = invocation.arguments.values(of: Flags.region).last {
+                guard let region = PhoneRegion(code) else {
+                    throw invocation.mistake("unknown region '\(code)' (an ISO 3166 code with a numbering plan, such as FR, DE or US)")
+                }
+                options.region = region
+            } else {
+                options.region = PhoneRegion.ofLocale(in: invocation.environment)
+            }
             let words = invocation.operands
             options.text = words.isEmpty || words == ["-"] ? nil : words.joined(separator: " ")
             return .continueAsync { [options] in await DetectCommand(environment: invocation.environment, options: options).run().rawValue }
@@ -191,6 +200,8 @@ enum Flags {
     static let detectOpen = Option("--open", help: "open every link found through openurld, like 'openurl URL...'")
     static let kinds = Option(
         "--kinds", value: "KINDS", help: "report only these kinds, comma-separated: web, email, phone, other (other: URLs with any other scheme)")
+    static let region = Option(
+        "--region", value: "CC", help: "read national phone numbers as region CC's (ISO 3166: FR, DE, US); default: the locale's (LC_ALL, LC_TELEPHONE, LANG)")
 
     static let scheme = Option("--scheme", value: "S", help: "a scheme to match (repeatable; default: http and https; '*' for all)")
     static let host = Option("--host", value: "H", help: "a host, or *.domain for its subdomains (repeatable; default: any)")

@@ -190,7 +190,14 @@ extension Dispatcher {
                 kinds.insert(kind)
             }
         }
-        let links = LinkDetector(kinds: kinds).links(in: text)
+        var region: PhoneRegion?
+        if let code = try optionalString(DispatcherAPI.OptionKey.region, in: options) {
+            guard let known = PhoneRegion(code) else {
+                throw .invalidArgs("unknown region '\(code.prefix(16))' (an ISO 3166 code with a numbering plan, such as FR)")
+            }
+            region = known
+        }
+        let links = LinkDetector(kinds: kinds, region: region).links(in: text)
         return .array(DetectedLink.type, links.map(\.value))
     }
 

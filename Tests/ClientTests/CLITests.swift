@@ -575,6 +575,16 @@ struct CLITests {
             #expect(none.status == 1 && none.stdout.isEmpty)
             #expect(try await s.openurl("detect", "--kinds", "fax", "x").status == 2)
             #expect(try await s.openurl("detect", "--json", "--open", "x").status == 2)
+            // National numbers in the locale's region, or --region's; national without one.
+            func detect(_ arguments: String..., locale: [String: String]) async throws -> CommandResult {
+                try await run([Binaries.openurl, "detect"] + arguments,
+                              environment: s.environment.merging(["LC_ALL": "", "LC_TELEPHONE": "", "LANG": "C.UTF-8"].merging(locale) { $1 }) { $1 })
+            }
+            #expect(try await detect("06 12 34 56 78", locale: ["LC_TELEPHONE": "fr_FR.UTF-8"]).stdout == "tel:+33612345678\n")
+            #expect(try await detect("06 12 34 56 78", locale: [:]).stdout == "tel:0612345678\n")
+            #expect(try await detect("--region", "de", "030 1234567", locale: ["LC_TELEPHONE": "fr_FR.UTF-8"]).stdout == "tel:+49301234567\n")
+            let unknown = try await detect("--region", "XX", "x", locale: [:])
+            #expect(unknown.status == 2 && unknown.stderr.contains("unknown region 'XX'"), "\(unknown.stderr)")
 
             let opened = try await s.openurl("detect", "--open", input: "read https://one.example/ and www.two.example.org/x.\n")
             #expect(opened.status == 0, "\(opened.stderr)")

@@ -21,6 +21,10 @@ struct DetectLinksTests {
 
             #expect(try await client.detectLinks(in: text, kinds: ["phone", "email"]).map(\.kind.rawValue) == ["email", "phone"])
             #expect(try await client.detectLinks(in: "").isEmpty)
+            // National numbers: national without a region (the daemon does not
+            // know the caller's locale), international in the one given.
+            #expect(try await client.detectLinks(in: "06 12 34 56 78").map(\.url) == ["tel:0612345678"])
+            #expect(try await client.detectLinks(in: "06 12 34 56 78", region: "fr").map(\.url) == ["tel:+33612345678"])
 
             // An independent client reads the same a(uuss).
             let gdbus = try await run(["gdbus", "call", "--address", bus.address, "--dest", "org.openurld.Dispatcher1",
@@ -47,6 +51,10 @@ struct DetectLinksTests {
                                            "--object-path", "/org/openurld/Dispatcher1", "--method", "org.openurld.Dispatcher1.DetectLinks",
                                            "x", "{'kinds': <'web'>}"])
             #expect(wrongType.stderr.contains("InvalidArgs: option 'kinds' must have type 'as', not 's'"), "\(wrongType.stderr)")
+            let region = try await run(["gdbus", "call", "--address", bus.address, "--dest", "org.openurld.Dispatcher1",
+                                        "--object-path", "/org/openurld/Dispatcher1", "--method", "org.openurld.Dispatcher1.DetectLinks",
+                                        "x", "{'region': <'XX'>}"])
+            #expect(region.stderr.contains("InvalidArgs: unknown region 'XX'"), "\(region.stderr)")
             // Exactly the limit is fine, and the daemon is still serving.
             #expect(try await client.detectLinks(in: String(repeating: "a", count: 1 << 20)).isEmpty)
         }

@@ -296,6 +296,50 @@ struct DetectionTableTests {
         #expect(got == expectations)
     }
 
+    /// National phone numbers read in a region (issue 26): the trunk
+    /// prefix gives way to the calling code, an international prefix to
+    /// `+`, and another region's shapes stay national.
+    static let regionCases: [(String, String, [String])] = [
+        ("FR", "0612345678", ["tel:+33612345678"]),
+        ("FR", "06 12 34 56 78", ["tel:+33612345678"]),
+        ("FR", "0033 6 12 34 56 78", ["tel:+33612345678"]),
+        ("FR", "0033612345678", ["tel:+33612345678"]),
+        ("FR", "+33 6 12 34 56 78", ["tel:+33612345678"]),
+        ("FR", "(555) 010-9999", ["tel:5550109999"]),
+        ("FR", "0612345", []),
+        ("FR", "00 0612345678", []),
+        ("DE", "030 1234567", ["tel:+49301234567"]),
+        ("DE", "0049 30 1234567", ["tel:+49301234567"]),
+        ("GB", "020 7946 0958", ["tel:+442079460958"]),
+        ("US", "(555) 010-9999", ["tel:+15550109999"]),
+        ("US", "1-800-555-0199", ["tel:+18005550199"]),
+        ("US", "011 44 20 7946 0958", ["tel:+442079460958"]),
+        ("US", "06 12 34 56 78", ["tel:0612345678"]),
+        ("IT", "06 1234 5678", ["tel:+390612345678"]),
+        ("JP", "010 44 20 7946 0958", ["tel:+442079460958"]),
+        ("AU", "0011 44 20 7946 0958", ["tel:+442079460958"]),
+        ("FR", "2024-01-15 and 15.01.2024 and 10.0.0.1:8080 and 4111 1111 1111 1111", []),
+        ("FR", "ISBN 978-3-16-148410-0 and order #0612345678", []),
+    ]
+
+    @Test(arguments: regionCases) func nationalNumbersAreReadInTheirRegion(_ code: String, _ text: String, _ urls: [String]) throws {
+        let region = try #require(PhoneRegion(code))
+        #expect(LinkDetector(region: region).links(in: text).map(\.url) == urls)
+    }
+
+    @Test func regionsComeFromCodesAndLocales() {
+        #expect(PhoneRegion("fr")?.callingCode == "33")
+        #expect(PhoneRegion("XX") == nil)
+        #expect(PhoneRegion(locale: "fr_FR.UTF-8")?.code == "FR")
+        #expect(PhoneRegion(locale: "de_CH@euro")?.code == "CH")
+        #expect(PhoneRegion(locale: "C.UTF-8") == nil && PhoneRegion(locale: "en") == nil && PhoneRegion(locale: "POSIX") == nil)
+        // POSIX's order: LC_ALL, then LC_TELEPHONE, then LANG.
+        #expect(PhoneRegion.ofLocale(in: ["LANG": "en_US.UTF-8", "LC_TELEPHONE": "fr_FR.UTF-8"])?.code == "FR")
+        #expect(PhoneRegion.ofLocale(in: ["LC_ALL": "de_DE.UTF-8", "LC_TELEPHONE": "fr_FR.UTF-8"])?.code == "DE")
+        #expect(PhoneRegion.ofLocale(in: ["LC_ALL": "", "LANG": "it_IT.UTF-8"])?.code == "IT")
+        #expect(PhoneRegion.ofLocale(in: [:]) == nil)
+    }
+
     @Test func kindsCanBeRestricted() {
         let text = "jane@example.com https://example.com +44 20 7946 0958 zoommtg://x"
         #expect(LinkDetector(kinds: [.email]).links(in: text).map(\.url) == ["mailto:jane@example.com"])

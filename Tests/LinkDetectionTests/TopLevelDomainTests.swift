@@ -27,3 +27,16 @@ struct TopLevelDomainTests {
         }
     }
 }
+
+/// The generated region table is the committed data file, row for row.
+@Test func theGeneratedPhoneRegionsMatchTheData() throws {
+    let data = try String(contentsOfFile: TopLevelDomainTests.repository + "/data/phone-regions.tsv", encoding: .utf8)
+    let rows = data.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+    #expect(rows.count > 200)
+    for row in rows {
+        let region = PhoneRegion(row[0])
+        #expect(region?.callingCode == row[1], "\(row[0])")
+        #expect(region?.internationalPrefixes == row[2].split(separator: ",").map(String.init), "\(row[0])")
+        #expect(region?.trunkPrefix == row[3], "\(row[0])")
+    }
+}

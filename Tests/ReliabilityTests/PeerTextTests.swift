@@ -39,6 +39,7 @@ struct PeerTextTests {
                 ("org.freedesktop.Application", "ActivateAction", [.string(Self.hostile), .array(.variant, []), [String: Variant]().dbusValue]),
                 ("org.freedesktop.DBus.Properties", "Get", [.string(DispatcherAPI.dispatcherInterface.rawValue), .string(Self.hostile)]),
                 (DispatcherAPI.dispatcherInterface, "DetectLinks", [.string("text"), ["kinds": Variant([Self.hostile])].dbusValue]),
+                (DispatcherAPI.dispatcherInterface, "DetectLinks", [.string("text"), ["region": Variant(Self.hostile)].dbusValue]),
                 (DispatcherAPI.dispatcherInterface, "OpenURL", [.string(Self.hostile)]),
             ]
             var quoting = 0
