@@ -11,12 +11,12 @@ struct IPv4Address: CustomStringConvertible {
 
     /// The standard's "ends in a number": whether the host must parse as IPv4.
     static func endsInANumber(_ host: String) -> Bool {
-        var parts = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        if parts.last?.isEmpty == true {
-            if parts.count == 1 { return false }
-            parts.removeLast()
-        }
-        guard let last = parts.last, !last.isEmpty else { return false }
+        // The last label, one trailing dot ignored, found without splitting
+        // the host (every URL's host is asked this).
+        var bytes = host.utf8[...]
+        if bytes.last == UInt8(ascii: ".") { bytes = bytes.dropLast() }
+        let last = bytes[(bytes.lastIndex(of: UInt8(ascii: ".")).map(bytes.index(after:)) ?? bytes.startIndex)...]
+        guard !last.isEmpty else { return false }
         if last.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return true }
         return number(Array(last)) != nil
     }

@@ -51,6 +51,8 @@ public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     case 0x20..<0x7F: return false
     case 0x2028, 0x2029, EscapedBytes.base...: return true
     default:
-        return scalar.properties.isBidiControl || scalar.properties.generalCategory == .format
+        // Every bidirectional control (U+061C, U+200E, U+200F, U+202A…U+202E,
+        // U+2066…U+2069) is a format character too: one table lookup covers both.
+        return scalar.properties.generalCategory == .format
     }
 }

@@ -36,6 +36,14 @@ import Testing
         #expect(needsEscape(Unicode.Scalar(EscapedBytes.base + 0xE9)!))
     }
 
+    /// `needsEscape` looks up one property, the general category: every
+    /// bidirectional control must be a format character for that to hold.
+    @Test func everyBidiControlIsEscaped() {
+        let controls = (0...0x10FFFF).compactMap(Unicode.Scalar.init(_:)).filter(\.properties.isBidiControl)
+        #expect(controls.count >= 12)
+        #expect(controls.allSatisfy(needsEscape), "\(controls.filter { !needsEscape($0) }.map(\.codePointName))")
+    }
+
     @Test func fileURLsCarryTheBytesOfThePath() throws {
         let path = EscapedBytes.decode(Array("/srv/".utf8) + [0x63, 0x61, 0x66, 0xE9] + Array(" n°.txt".utf8))
         let url = FileURL.forPath(path, workingDirectory: "/")
