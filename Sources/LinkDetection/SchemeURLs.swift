@@ -41,7 +41,7 @@ extension TextScan {
                 if first != "/" {
                     // The host as the text writes it must be one, or nothing
                     // is found here: not a shorter host inside it either.
-                    guard let authority = authority(in: body..<end, web: kind == .web) else {
+                    guard let authority = authority(of: start, in: body..<end, web: kind == .web) else {
                         block(start..<end)
                         colon = end - 1
                         continue
@@ -57,18 +57,18 @@ extension TextScan {
         }
     }
 
-    /// Checks the authority of a hierarchical URL whose text runs over
-    /// `range` (from just after `//`), and says where the URL ends.
+    /// Checks the authority of the hierarchical URL at `start` whose text
+    /// runs over `range` (from just after `//`), and says where the URL ends.
     ///
     /// The host is labels of letters (any script), digits, and inner `-`
-    /// and `_` (`_` not in a web URL's top-level label), or an IP literal
+    /// and `_` (`_` not in a web URL's last two labels), or an IP literal
     /// in brackets; `nil` when it is not (`✪df.ws`, `-x.example`,
     /// `x.example_/`). A host written in ASCII ends where a script written
     /// without spaces begins after a top-level domain
     /// (`http://example.comだよね` is `example.com`), and then so does its
     /// path (`http://example.com/これ` is `http://example.com/`). `_` and
     /// `-` closing the whole URL are dropped (`http://example.com_`).
-    func authority(in range: Range<Int>, web: Bool) -> (end: Int, host: Range<Int>)? {
+    func authority(of start: Int, in range: Range<Int>, web: Bool) -> (end: Int, host: Range<Int>)? {
         var index = range.lowerBound
         var hostStart = index
         var labelStart = index
@@ -116,7 +116,7 @@ extension TextScan {
         }
         // A host in ASCII: its path ends where unspaced text begins.
         let plain = scalars[host].allSatisfy(\.isASCII)
-        let pathEnd = plain ? urlEnd(from: range.lowerBound - 3, scanningFrom: authorityEnd, notBefore: authorityEnd, unspacedEnds: true) : range.upperBound
+        let pathEnd = plain ? urlEnd(from: start, scanningFrom: authorityEnd, notBefore: authorityEnd, unspacedEnds: true) : range.upperBound
         return (min(pathEnd, range.upperBound), host)
     }
 
@@ -129,7 +129,7 @@ extension TextScan {
     private static let labelEdges = ASCIISet("-_")
 
     /// Labels of letters, digits and inner `-` or `_` (and `%` escapes), with no empty label
-    /// but a final one (`example.com.`); a web URL's last label has no `_`.
+    /// but a final one (`example.com.`); a web URL's last two labels have no `_`.
     private func isHostName(_ range: Range<Int>, web: Bool) -> Bool {
         guard !range.isEmpty else { return false }
         // One pass: each label's edges and characters, then its length.
