@@ -49,7 +49,7 @@ public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0..<0x20, 0x7F...0x9F: return true
     case 0x20..<0x7F: return false
-    case 0x2028, 0x2029, EscapedBytes.base...: return true
+    case 0x2028, 0x2029, EscapedBytes.firstEscape...: return true
     default:
         // Every bidirectional control (U+061C, U+200E, U+200F, U+202A…U+202E,
         // U+2066…U+2069) is a format character too: one table lookup covers both.

@@ -2,26 +2,30 @@
 /// file's contents, which are bytes, travel as a `String` and come back as
 /// the same bytes.
 ///
-/// Each byte that is not part of well-formed UTF-8 becomes the scalar
-/// U+10FF00 + byte, in the last private-use plane's last block, which no
-/// file name or configuration file uses; a well-formed character inside
-/// that block is escaped byte by byte too, so `encode(decode(b)) == b` for
-/// every byte string `b` (as Python's `surrogateescape` does with lone
-/// surrogates, which a Swift `String` cannot hold).
+/// Each byte that is not part of well-formed UTF-8 (always 0x80 or more)
+/// becomes the scalar U+10FF00 + byte, U+10FF80…U+10FFFF, at the end of the
+/// last private-use plane, which no file name or configuration file uses; a
+/// well-formed character in that range is escaped byte by byte too, so
+/// `encode(decode(b)) == b` for every byte string `b` (as Python's
+/// `surrogateescape` does with lone surrogates, which a Swift `String`
+/// cannot hold). No escape stands for a byte under 0x80, so none can
+/// become a NUL that cuts a path or an argument short.
 ///
 ///     let name = EscapedBytes.decode([0x63, 0x61, 0x66, 0xE9])  // "caf" + U+10FFE9
 ///     EscapedBytes.encode(name)                                 // [0x63, 0x61, 0x66, 0xE9]
 ///     displayable(name)                                         // "caf\xE9"
 public enum EscapedBytes {
-    /// The scalar for byte 0 (U+10FF00); byte `b` is `base + b`.
+    /// Byte `b` (0x80 or more) is the scalar `base + b`.
     public static let base: UInt32 = 0x10FF00
+    /// The first escape scalar, U+10FF80 (byte 0x80).
+    public static let firstEscape: UInt32 = base + 0x80
 
     /// The text for `bytes`, with each byte that is not well-formed UTF-8
-    /// (or is part of a character in U+10FF00…U+10FFFF) as its escape scalar.
+    /// (or is part of a character in U+10FF80…U+10FFFF) as its escape scalar.
     public static func decode(_ bytes: some Collection<UInt8>) -> String {
         // Nearly every path and argument is ASCII or valid UTF-8 outside
         // the escape block: one validation, no scalar-by-scalar rebuild.
-        // (A scalar of the escape block is F4 8F BC…BF in UTF-8.)
+        // (An escape scalar is F4 8F BE or BF, then a byte, in UTF-8.)
         if let text = String(validating: bytes, as: UTF8.self), !text.utf8.contains(0xF4) || !hasEscapes(text) {
             return text
         }
@@ -82,7 +86,7 @@ public enum EscapedBytes {
 
     /// Whether `scalar` is the escape of a byte.
     public static func isEscape(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value >= base
+        scalar.value >= firstEscape
     }
 
     /// Whether `text` has an escape scalar, that is, stands for bytes that

@@ -25,6 +25,10 @@ import Testing
                 (0..<bytes.count).allSatisfy { UInt8(bitPattern: pointer[$0]) == bytes[$0] } && pointer[bytes.count] == 0
             })
         }
+        // Below U+10FF80 nothing is an escape: no text encodes to a NUL it does not hold.
+        let low = String(Unicode.Scalar(EscapedBytes.base)!) + String(Unicode.Scalar(EscapedBytes.base + 0x2F)!)
+        #expect(!EscapedBytes.encode(low).contains(0) && EscapedBytes.encode(low) == Array(low.utf8))
+        #expect(EscapedBytes.decode(Array(low.utf8)) == low)
         // Valid UTF-8 outside the escape block is its own text, unchanged.
         #expect(EscapedBytes.decode(Array("café ✓".utf8)) == "café ✓")
         #expect(!EscapedBytes.hasEscapes(EscapedBytes.decode(Array("café ✓".utf8))))
