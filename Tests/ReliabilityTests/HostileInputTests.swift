@@ -188,14 +188,20 @@ struct FloodTests {
     static let calls = Int(ProcessInfo.processInfo.environment["OPENURLD_FLOOD_CALLS"] ?? "") ?? 20_000
 
     /// The flooding client sends as fast as its round trips allow (four
-    /// streams of calls in flight); the other client's median latency must
-    /// stay within 3× its median on an idle daemon.
+    /// streams of calls in flight); the other client is served in turn.
+    /// Measured as a share, not a time: while the other client makes its
+    /// 200 calls, the flood gets through at most twice the 4 × 200 a fair
+    /// turn gives it (a daemon serving the flood first would let thousands
+    /// pass). A ratio of latencies, its idle median taken in another
+    /// minute, failed when the parallel suite loaded the machine at one
+    /// moment and not the other.
     @Test func anotherClientStaysServedDuringAFlood() async throws {
         try await DaemonHarness.with { d in
             let flooder = try await d.bus.connect()
             let other = try await d.bus.connect()
             defer { flooder.close(); other.close() }
             let idle = try await Self.medianLatency(d, other)
+            let served = ServedCount()
             let flood = Task {
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for _ in 0..<4 {
@@ -203,6 +209,7 @@ struct FloodTests {
                             var sent = 0
                             for _ in 0..<(Self.calls / 4) {
                                 _ = try await d.open(flooder, "javascript:flood")
+                                served.count.add(1, ordering: .relaxed)
                                 sent += 1
                             }
                             return sent
@@ -212,11 +219,14 @@ struct FloodTests {
                 }
             }
             try await Task.sleep(for: .milliseconds(200))
+            let before = served.count.load(ordering: .relaxed)
             let busy = try await Self.medianLatency(d, other)
+            let during = served.count.load(ordering: .relaxed) - before
             let flooded = try await flood.value
             #expect(flooded == Self.calls / 4 * 4)
-            #expect(busy <= idle * 3, "p50 idle \(idle), during the flood \(busy)")
-            print("flood: other client's p50 \(idle) idle, \(busy) during a \(flooded)-call flood")
+            #expect(before < Self.calls / 2, "the flood was still running when the other client began")
+            #expect(during <= 2 * 4 * 200, "\(during) flood calls were served during the other client's 200")
+            print("flood: other client's p50 \(idle) idle, \(busy) during a \(flooded)-call flood; \(during) flood calls during its 200")
         }
     }
 }
@@ -283,4 +293,9 @@ extension DaemonFaultTests {
             #expect(Set(records.map(\.arguments)) == [["https://before.example/"], ["https://after.example/"]])
         }
     }
+}
+
+/// How many of the flood's calls were answered, read while it runs.
+private final class ServedCount: Sendable {
+    let count = Atomic<Int>(0)
 }
