@@ -37,7 +37,9 @@ extension TextScan {
         return DomainName(range: start..<last.upperBound, labels: labels)
     }
 
-    private func isTopLevelDomain(_ label: Range<Int>) -> Bool {
+    /// Whether the label at `label` is a top-level domain of IANA's list
+    /// (an internationalised one by its Punycode).
+    func isTopLevelDomain(_ label: Range<Int>) -> Bool {
         guard label.count <= 63, scalars[label].allSatisfy({ Characters.isLetterOrDigit($0) && !Characters.isDigit($0) }),
               let ascii = asciiLabel(label) else { return false }
         return TopLevelDomains.all.contains(ascii)

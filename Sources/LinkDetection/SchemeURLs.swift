@@ -171,11 +171,6 @@ extension TextScan {
         !scalar.isASCII && (scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .spacingMark)
     }
 
-    /// Whether `range` is a top-level domain of IANA's list, as written in ASCII.
-    private func isTopLevelDomain(_ range: Range<Int>) -> Bool {
-        !range.isEmpty && range.count <= 63 && TopLevelDomains.all.contains(text(range).lowercased())
-    }
-
     private func isSchemeCharacter(_ scalar: Unicode.Scalar) -> Bool {
         Characters.isASCIILetter(scalar) || Characters.isDigit(scalar) || scalar == "+" || scalar == "-" || scalar == "."
     }

@@ -70,10 +70,12 @@ public enum EscapedBytes {
 
     /// Calls `body` with the NUL-terminated bytes `text` stands for, as a
     /// path or an argument is handed to the kernel.
-    public static func withCString<R, E: Error>(_ text: String, _ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
+    public static func withCString<R>(_ text: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        // Nearly every path has no escape: its own UTF-8, with no copy.
+        guard text.utf8.contains(0xF4), hasEscapes(text) else { return text.withCString(body) }
         var bytes = encode(text).map { CChar(bitPattern: $0) }
         bytes.append(0)
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(E) -> R in try body(buffer.baseAddress!) }
+        return bytes.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 
     /// The text for a NUL-terminated C string (an `argv` word, a name the kernel returned).
