@@ -131,6 +131,25 @@ struct NotificationTests {
         }
     }
 
+    /// A rule that cannot do its work is passed over, so the caller hears
+    /// only that the link opened: the daemon shows the failure whoever asked,
+    /// `--quiet` (one caller's wish for its own failures) included.
+    @Test func aRuleThatFailsIsShownThoughTheLinkOpens() async throws {
+        try await withSession { s in
+            let server = try await FakeNotificationServer(on: s.bus)
+            try s.tree.write("config/openurld/rules.d/broken.rules",
+                             "[Rule broken]\nHosts=failing.example\nExec=/nonexistent/program %u\n")
+            for _ in 0..<500 where !(try await s.openurl("rules").stdout.contains("broken")) { try await Task.sleep(for: .milliseconds(10)) }
+            let opened = try await s.openurl("-q", "https://failing.example/secret")
+            #expect(opened.status == 0, "\(opened.stderr)")
+            #expect(try await s.tree.waitForRecords(1).map(\.app) == ["browser"], "the walk went on to the default")
+            let shown = try #require(try await server.waitForNotifications(1).first)
+            #expect(shown.summary == "Rule “broken” failed", "\(shown.summary)")
+            #expect(shown.body.hasPrefix("https://failing.example: ") && shown.body.contains("/nonexistent/program"), "\(shown.body)")
+            #expect(!shown.body.contains("secret"), "only scheme and host are shown")
+        }
+    }
+
     /// Ten failures at once: three notifications; the rest are counted, not shown.
     @Test func aFloodOfFailuresIsRateLimited() async throws {
         try await withSession { s in
