@@ -1,4 +1,5 @@
 import DBus
+import Routing
 
 /// The names other programs are written against. `docs/org.openurld.Dispatcher1.xml`
 /// is the source of truth; a test checks the daemon's introspection against it.
@@ -60,22 +61,12 @@ public enum DispatcherAPI {
         public static let handleURL: MemberName = "HandleURL"
     }
 
-    /// The longest activation token taken: XDG activation tokens and X11
-    /// startup IDs are tens of bytes; this leaves room and keeps every
-    /// handler's context and the launched app's environment small.
-    public static let maximumTokenLength = 1024
+    /// The longest activation token taken (`ActivationToken.maximumLength`).
+    public static let maximumTokenLength = ActivationToken.maximumLength
 
     /// What is wrong with an activation token or startup ID (from a caller,
-    /// or a chooser), or `nil`: it must be printable ASCII without spaces and
-    /// at most `maximumTokenLength` bytes, since it is passed to handlers and
-    /// put in launched apps' environments.
-    public static func activationTokenProblem(_ token: String) -> String? {
-        guard token.utf8.count <= maximumTokenLength else {
-            return "is \(token.utf8.count) bytes long; the limit is \(maximumTokenLength)"
-        }
-        guard token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return "may hold only printable ASCII without spaces" }
-        return nil
-    }
+    /// or a chooser), or `nil` (`ActivationToken.problem`).
+    public static func activationTokenProblem(_ token: String) -> String? { ActivationToken.problem(token) }
 
     /// `org.openurld.Error.NoSuchHandler`: no handler has the given id.
     public static let noSuchHandler = ErrorName(trusted: "org.openurld.Error.NoSuchHandler")

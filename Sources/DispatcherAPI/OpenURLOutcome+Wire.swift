@@ -18,12 +18,13 @@ extension OpenURLOutcome {
     /// The `a{sv}` result of `OpenURLWithOptions` (`outcome`, `url`, `handler`,
     /// `rule`, `application`, `message`), as the daemon sends it.
     public var dictionary: [String: Variant] {
-        var result: [String: Variant] = ["url": Variant(finalURL)]
-        if let outcome { result["outcome"] = Variant(outcome.rawValue) }
-        if let handler { result["handler"] = Variant(handler) }
+        typealias Key = DispatcherAPI.ResultKey
+        var result: [String: Variant] = [Key.url: Variant(finalURL)]
+        if let outcome { result[Key.outcome] = Variant(outcome.rawValue) }
+        if let handler { result[Key.handler] = Variant(handler) }
         if let rule { result[DispatcherAPI.OptionKey.rule] = Variant(rule) }
-        if let application { result["application"] = Variant(application) }
-        if let message { result["message"] = Variant(message) }
+        if let application { result[Key.application] = Variant(application) }
+        if let message { result[Key.message] = Variant(message) }
         return result
     }
 
@@ -32,11 +33,12 @@ extension OpenURLOutcome {
 
     /// Reads the `(ba{sv})` reply to a request for `requested`.
     public init(reply: [Value], requested: String) throws(DBusError) {
+        typealias Key = DispatcherAPI.ResultKey
         let (accepted, result) = try reply.decode(Bool.self, [String: Variant].self)
         self.init(
-            accepted: accepted, outcome: result["outcome"]?.get(String.self).flatMap(Outcome.init(rawValue:)),
-            finalURL: result["url"]?.get(String.self) ?? requested, handler: result["handler"]?.get(UInt32.self),
-            rule: result[DispatcherAPI.OptionKey.rule]?.get(String.self), application: result["application"]?.get(String.self),
-            message: result["message"]?.get(String.self))
+            accepted: accepted, outcome: result[Key.outcome]?.get(String.self).flatMap(Outcome.init(rawValue:)),
+            finalURL: result[Key.url]?.get(String.self) ?? requested, handler: result[Key.handler]?.get(UInt32.self),
+            rule: result[DispatcherAPI.OptionKey.rule]?.get(String.self), application: result[Key.application]?.get(String.self),
+            message: result[Key.message]?.get(String.self))
     }
 }

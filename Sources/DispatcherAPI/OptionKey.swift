@@ -49,3 +49,21 @@ extension DispatcherAPI {
         ]
     }
 }
+
+extension DispatcherAPI {
+    /// The keys of `OpenURLWithOptions`' `a{sv}` result (and `rule`, an
+    /// `OptionKey` shared with `HandleURL`'s context), spelled once for the
+    /// daemon that writes them and every client that reads them.
+    public enum ResultKey {
+        /// The outcome word (`Outcome`).
+        public static let outcome = "outcome"
+        /// The URL after rewrites.
+        public static let url = "url"
+        /// The id of the run-time handler that decided.
+        public static let handler = "handler"
+        /// The desktop-file ID started.
+        public static let application = "application"
+        /// Why it was not opened, for people.
+        public static let message = "message"
+    }
+}

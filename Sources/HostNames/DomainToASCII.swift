@@ -37,7 +37,7 @@ enum DomainToASCII {
             let scalars = Array(labelScalars)
             let label = String(String.UnicodeScalarView(labelScalars))
             if label.utf8.starts(with: "xn--".utf8) {
-                guard scalars.allSatisfy(\.isASCII) else { return .failure(.init("label '\(displayable(label))' mixes 'xn--' with non-ASCII characters")) }
+                guard scalars.allSatisfy({ $0.isASCII }) else { return .failure(.init("label '\(displayable(label))' mixes 'xn--' with non-ASCII characters")) }
                 // UTS #46 since Unicode 16 also refuses a label that decodes to
                 // ASCII only (`xn--abc-`); browsers still go to such hosts, so
                 // refusing them here would let them slip past host patterns.
@@ -47,10 +47,10 @@ enum DomainToASCII {
                 labels.append(label)
             } else {
                 if let problem = problem(with: scalars, decoded: false) { return .failure(.init("a label \(problem)")) }
-                if scalars.allSatisfy(\.isASCII) {
+                if scalars.allSatisfy({ $0.isASCII }) {
                     labels.append(label)
                 } else {
-                    guard let encoded = Punycode.encode(scalars.map(\.value)) else { return .failure(.init("a label is too long to encode")) }
+                    guard let encoded = Punycode.encode(scalars.map { $0.value }) else { return .failure(.init("a label is too long to encode")) }
                     labels.append("xn--" + encoded)
                 }
             }

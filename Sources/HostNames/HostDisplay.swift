@@ -64,7 +64,7 @@ public struct HostDisplay: Sendable, Equatable {
         unicode = zip(labels, decoded).map { label, scalars in scalars.isEmpty ? label : Self.string(scalars) }.joined(separator: ".")
         problem = found
         let skeleton = Self.latinSkeleton(of: decoded, labels: labels)
-        readsAs = found != nil && skeleton != asciiHost && skeleton.unicodeScalars.allSatisfy(\.isASCII) ? skeleton : nil
+        readsAs = found != nil && skeleton != asciiHost && skeleton.unicodeScalars.allSatisfy { $0.isASCII } ? skeleton : nil
     }
 
     /// Whether some label is internationalised (whatever is shown).

@@ -15,16 +15,10 @@ public struct PublicSuffixList: Sendable {
         for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
             guard let word = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first, !word.hasPrefix("//") else { continue }
             var rule = String(word)
-            var set: WritableKeyPath<PublicSuffixList, Set<String>> = \.rules
-            if rule.hasPrefix("!") {
-                rule.removeFirst()
-                set = \.exceptions
-            } else if rule.hasPrefix("*.") {
-                rule.removeFirst(2)
-                set = \.wildcards
-            }
+            let isException = rule.hasPrefix("!"), isWildcard = !isException && rule.hasPrefix("*.")
+            rule.removeFirst(isException ? 1 : isWildcard ? 2 : 0)
             guard case .success(.domain(let ascii)) = HostName.parse(rule) else { continue }
-            self[keyPath: set].insert(ascii)
+            if isException { exceptions.insert(ascii) } else if isWildcard { wildcards.insert(ascii) } else { rules.insert(ascii) }
         }
     }
 

@@ -6,7 +6,7 @@ public enum Punycode {
 
     /// `label` lowercased and encoded, with the `xn--` prefix when it has non-ASCII scalars.
     public static func asciiLabel(_ label: some Collection<Unicode.Scalar>) -> String? {
-        if label.allSatisfy(\.isASCII) {
+        if label.allSatisfy({ $0.isASCII }) {
             // The common case, without Unicode case mapping.
             var ascii = ""
             ascii.unicodeScalars.append(contentsOf: label.map { ("A"..."Z").contains($0) ? Unicode.Scalar($0.value + 32)! : $0 })
@@ -14,7 +14,7 @@ public enum Punycode {
         }
         let input = label.map { $0.properties.lowercaseMapping.unicodeScalars.count == 1 ? $0.properties.lowercaseMapping.unicodeScalars.first! : $0 }
         guard input.contains(where: { !$0.isASCII }) else { return String(String.UnicodeScalarView(input)) }
-        return encode(input.map(\.value)).map { "xn--" + $0 }
+        return encode(input.map { $0.value }).map { "xn--" + $0 }
     }
 
     /// The Punycode of `input` (without the `xn--` prefix); `nil` on overflow.

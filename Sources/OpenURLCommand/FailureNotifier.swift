@@ -16,10 +16,10 @@ struct FailureNotifier {
     /// error or a launcher's startup token in the environment.
     let isEnabled: Bool
 
-    init(environment: [String: String], quiet: Bool) {
+    /// - Parameter standardErrorIsATerminal: whether the person reads standard error (by default, whether it is a terminal).
+    init(environment: [String: String], quiet: Bool, standardErrorIsATerminal: Bool = isatty(2) != 0) {
         self.environment = environment
-        let launched = ["XDG_ACTIVATION_TOKEN", "DESKTOP_STARTUP_ID"].contains { !(environment[$0] ?? "").isEmpty }
-        isEnabled = !quiet && (isatty(2) == 0 || launched)
+        isEnabled = OpenReport.notifies(quiet: quiet, standardErrorIsATerminal: standardErrorIsATerminal) { environment[$0] }
     }
 
     /// How long showing one notice may hold up the exit, both calls together.

@@ -50,19 +50,16 @@ struct OpenCommand {
     /// focus: it is dropped (`reportDroppedToken` says so with `-v`), and the
     /// link is still opened.
     var activationToken: String? {
-        guard let token = inheritedToken, DispatcherAPI.activationTokenProblem(token) == nil else { return nil }
+        guard let token = inheritedToken, ActivationToken.problem(token) == nil else { return nil }
         return token
     }
 
-    private var inheritedToken: String? {
-        (environment["XDG_ACTIVATION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["DESKTOP_STARTUP_ID"])
-            .flatMap { $0.isEmpty ? nil : $0 }
-    }
+    private var inheritedToken: String? { ActivationToken.inherited { environment[$0] } }
 
     /// Says, with `-v`, that the inherited token is dropped; once per run,
     /// from `openThroughDaemon`, which every open starts with.
     private func reportDroppedToken() {
-        guard verbose, let token = inheritedToken, let problem = DispatcherAPI.activationTokenProblem(token) else { return }
+        guard verbose, let token = inheritedToken, let problem = ActivationToken.problem(token) else { return }
         Console.error("the inherited activation token \(problem); opening without it")
     }
 
@@ -84,28 +81,33 @@ struct OpenCommand {
         var worst = ExitStatus.accepted
         for (index, url) in urls.enumerated() {
             let status: ExitStatus
-            do {
+            do throws(DBusError) {
                 let reply = try connection.call(
                     DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, DispatcherAPI.Member.openURLWithOptions,
                     DispatcherAPI.openURLArguments(url.text, activationToken: token, ask: ask, notifyFailure: notifier.isEnabled),
                     timeout: DispatcherAPI.longestWalk)
-                let result = try OpenURLOutcome(reply: reply, requested: url.text)
+                let result: OpenURLOutcome
+                do {
+                    result = try OpenURLOutcome(reply: reply, requested: url.text)
+                } catch {
+                    // openurld's answer, unreadable: not the caller's mistake, and never "accepted".
+                    throw DBusError.failed(OpenReport.unreadableAnswer(error.message))
+                }
                 report(url, as: result.finalURL, result.outcome, handler: result.handler, application: result.application, message: result.message, via: "openurld")
-                // An outcome this openurl does not know (a newer daemon's) goes by the daemon's verdict.
-                status = result.outcome.map { ExitStatus($0, path: .throughDaemon) } ?? (result.accepted ? .accepted : .rejected)
+                status = OpenReport.status(result.outcome, accepted: result.accepted)
             } catch where error.name == .noReply {
                 // openurld had the URL and stopped, or never answered, before
                 // saying what it decided: it may have opened it already, so
                 // it is not opened again here (fail closed, as the daemon does).
-                Console.error("\(url.text): openurld stopped before answering (\(error.message)); not opened again, as it may already be open")
-                notifier.show(FailureNotice(.notOpened, url: url, reason: "openurld stopped before answering (\(error.message))"))
+                Console.error(OpenReport.stoppedBeforeAnsweringLine(url.text, error.message))
+                notifier.show(FailureNotice(.notOpened, url: url, reason: OpenReport.stoppedBeforeAnswering(error.message)))
                 status = .unreachable
             } catch where DispatcherClient.isUnreachable(error) {
                 return (worst, urls[index...], DispatcherClient.unreachableReason(error))
             } catch {
                 Console.error("\(url.text): \(error.message)")
                 notifier.show(FailureNotice(.notOpened, url: url, reason: error.message))
-                status = error.name == .invalidArgs ? .usage : .unreachable
+                status = OpenReport.status(ofError: error.name.rawValue)
             }
             if status.rawValue > worst.rawValue { worst = status }
         }
@@ -180,17 +182,12 @@ struct OpenCommand {
     }
 
     /// Rejections always go to standard error; with --verbose, successes too.
-    /// - Parameter finalURL: the URL as the walk left it, shown after an arrow when handlers or rules rewrote it.
     private func report(
         _ url: ValidatedURL, as finalURL: String? = nil, _ outcome: Outcome?, handler: UInt32?, application: String?, message: String?, via: String
     ) {
-        let accepted = outcome?.isAccepted ?? false
-        guard verbose || !accepted else { return }
-        let shown = finalURL.map { $0 == url.text ? url.text : "\(url.text) → \($0)" } ?? url.text
-        var line = "\(shown): \(outcome?.rawValue ?? "unknown outcome") (via \(via))"
-        if let handler { line += ", handler \(handler)" }
-        if let application { line += ", \(application)" }
-        if let message { line += ": \(message)" }
+        guard let line = OpenReport.line(
+            url.text, as: finalURL, outcome, handler: handler, application: application, message: message, via: via, verbose: verbose)
+        else { return }
         Console.error(line)
     }
 }

@@ -1,4 +1,6 @@
 import CommandLineOptions
+import Desktop
+import Routing
 
 /// The `openurl` command, as a library so that its parts are testable.
 public enum OpenURLCLI {
@@ -23,6 +25,22 @@ public enum OpenURLCLI {
             Console.error(error.description, hint: error.hint(for: "openurl"))
             return .finished(ExitStatus.usage.rawValue)
         }
+    }
+
+    /// Starts `openurl` as its `argv[0]` names it: as `openurl-report-failure
+    /// URL REASON` (how the fast front has the full CLI show a failure it
+    /// cannot show itself, docs/cli-front.md) it only does that; as anything
+    /// else it is `openurl` (`start`, given the rest of `arguments`).
+    public static func start(program arguments: [String], environment: [String: String]) -> Start {
+        let name = arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+        guard name == OpenReport.reportFailureProgram else { return start(Array(arguments.dropFirst()), environment: environment) }
+        guard arguments.count == 3, let url = try? ValidatedURL(arguments[1]) else {
+            Console.error("usage: \(OpenReport.reportFailureProgram) URL REASON (run by openurl itself)")
+            return .finished(ExitStatus.usage.rawValue)
+        }
+        FailureNotifier(environment: environment, quiet: false, standardErrorIsATerminal: false)
+            .show(FailureNotice(.notOpened, url: url, reason: arguments[2]))
+        return .finished(ExitStatus.accepted.rawValue)
     }
 
     /// Runs `openurl` with `arguments` (without the program name).

@@ -61,7 +61,7 @@ public struct HandlerSpec: Hashable, Sendable {
     /// budgets, so that listing every spec fits in one D-Bus message.
     public var textSize: Int {
         func size(_ items: [String]) -> Int { items.reduce(0) { $0 + $1.utf8.count + 8 } }
-        return size(schemes) + size(hosts.map(\.description)) + size(paths.map(\.description)) + name.utf8.count + 8
+        return size(schemes) + size(hosts.map { $0.description }) + size(paths.map { $0.description }) + name.utf8.count + 8
     }
 
     /// Whether this spec matches `url` (scheme, host and path).

@@ -7,7 +7,12 @@ import Spawn
 public enum Binaries {
     public static let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
     public static let openurld = directory + "/openurld"
-    public static let openurl = directory + "/openurl"
+    /// `openurl` as installed: the fast front (`Front/build`, which
+    /// `scripts/test` runs), handing on to the full CLI as it does from
+    /// `/usr/bin` (`front/libexec/openurld/openurl` links to `fullCLI`).
+    public static let openurl = directory + "/front/bin/openurl"
+    /// The full CLI, as SwiftPM builds it.
+    public static let fullCLI = directory + "/openurl"
     public static let dmenuChooser = directory + "/openurld-chooser-dmenu"
     public static let chooser = directory + "/openurld-chooser"
     /// The repository root (for docs/ and packaging/).
