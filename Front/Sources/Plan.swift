@@ -7,12 +7,18 @@ import SafeText
 /// `file:` URLs, every usage error and its message).
 enum Plan {
     case open([ValidatedURL], quiet: Bool, ask: Bool)
+    /// `openurl --version`, alone: said here, as the full CLI says it.
+    case version
     case handOn
 
     /// Takes only what it can check with the full CLI's own code: the flags
     /// `-q`, `--quiet`, `--ask`, and words that `ValidatedURL` accepts and
     /// `FileURL.isPath` does not call paths; one other word, and it all goes on.
     init(_ arguments: [String]) {
+        if arguments == ["--version"] {
+            self = .version
+            return
+        }
         var urls: [ValidatedURL] = []
         var quiet = false, ask = false
         for argument in arguments {

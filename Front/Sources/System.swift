@@ -6,14 +6,22 @@ import SafeText
 enum System {
     /// Writes `text` to standard error whole; a closed pipe loses it (there is nowhere left to say so).
     static func writeError(_ text: String) {
-        var bytes = Array(text.utf8)
+        _ = writeAll(text, to: 2)
+    }
+
+    /// Writes `text` to standard output whole; `false` when it could not.
+    static func writeOutput(_ text: String) -> Bool { writeAll(text, to: 1) }
+
+    private static func writeAll(_ text: String, to descriptor: Int32) -> Bool {
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && cfront_errno() == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else { return false }
             offset += written
         }
+        return true
     }
 
     /// One `openurl:` error line, escaped as the full CLI's `Console.error` escapes it.

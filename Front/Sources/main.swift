@@ -11,7 +11,10 @@ import SafeText
 func main(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     let raw = (1..<Int(max(argc, 1))).map { argv[$0] }
     let arguments = raw.map { EscapedBytes.decode(cString: $0!) }
-    guard case .open(let urls, let quiet, let ask) = Plan(arguments),
+    let plan = Plan(arguments)
+    // As the full CLI: a closed or full standard output loses the line, and the status is 0.
+    if case .version = plan { _ = System.writeOutput("openurl \(packageVersion)\n"); return 0 }
+    guard case .open(let urls, let quiet, let ask) = plan,
           let address = System.variable("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty,
           let bus = try? Bus(address: address)
     else {
