@@ -70,7 +70,7 @@ final class Bus {
             ownerQuery = try watchOwner()
         }
         var serial: UInt32 = 0
-        guard dbus_connection_send(raw, message, &serial) != 0 else { throw BusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory") }
+        guard dbus_connection_send(raw, message, &serial) != 0 else { throw BusError(name: Contract.noMemory, message: "out of memory") }
         let deadline = Self.now() + Int64(timeout)
         while true {
             while let incoming = dbus_connection_pop_message(raw) {
@@ -132,7 +132,7 @@ final class Bus {
         Self.append(Contract.busName, to: query)
         var serial: UInt32 = 0
         guard dbus_connection_send(raw, match, nil) != 0, dbus_connection_send(raw, query, &serial) != 0 else {
-            throw BusError(name: "org.freedesktop.DBus.Error.NoMemory", message: "out of memory")
+            throw BusError(name: Contract.noMemory, message: "out of memory")
         }
         return serial
     }

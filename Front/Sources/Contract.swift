@@ -43,4 +43,5 @@ enum Contract {
     static let fileNotFound = "org.freedesktop.DBus.Error.FileNotFound"
     static let failed = "org.freedesktop.DBus.Error.Failed"
     static let spawnPrefix = "org.freedesktop.DBus.Error.Spawn."
+    static let noMemory = "org.freedesktop.DBus.Error.NoMemory"
 }
