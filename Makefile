@@ -1,7 +1,8 @@
 # Build and install openurld. The scripts do the work; this is the interface
 # packagers expect.
 #
-#   make                        build (release, Swift runtime linked statically)
+#   make                        build (release, Swift runtime linked statically; the
+#                               front of openurl with Embedded Swift, Front/build)
 #   make install                copy the built files below PREFIX (default /usr/local),
 #                               honouring DESTDIR; never compiles, never installs packages
 #   make install-user           the same for one user, into ~/.local/bin, $XDG_DATA_HOME
@@ -16,6 +17,8 @@ VERSION := $(shell sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/Dispa
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+# The multi-call binary and the full CLI the front hands on to (Arch: /usr/lib).
+LIBEXECDIR ?= $(PREFIX)/libexec
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 DOCDIR ?= $(DATADIR)/doc/openurld
@@ -40,11 +43,16 @@ DOCS = README.md CHANGELOG.md docs/chooser.md docs/dbus-api.md docs/rules.md doc
 
 all: build
 
+# Where the front finds the full CLI, relative to BINDIR (Front/build's FULL-CLI).
+FULL_CLI_FROM_BINDIR = $(shell realpath -m --relative-to=$(BINDIR) $(LIBEXECDIR))/openurld/openurl
+
+# Two programs to install, and the chooser: the multi-call binary (openurld,
+# openurld-chooser-dmenu and the full openurl, chosen by argv[0]) and the fast
+# front of openurl (Embedded Swift, Front/build).
 build:
 	scripts/ensure-deps build
-	swift build $(SWIFT_BUILD_FLAGS) --product openurld
-	swift build $(SWIFT_BUILD_FLAGS) --product openurl
-	swift build $(SWIFT_BUILD_FLAGS) --product openurld-chooser-dmenu
+	swift build $(SWIFT_BUILD_FLAGS) --product openurld-multicall
+	Front/build $(BUILD_DIR)/front/bin/openurl $(FULL_CLI_FROM_BINDIR)
 	[ -n "$$OPENURLD_NO_CHOOSER" ] || swift build $(SWIFT_BUILD_FLAGS) --product openurld-chooser
 
 # Installing copies what `make` built: as root, or under sudo's secure_path,
@@ -52,12 +60,14 @@ build:
 install: install-files install-chooser
 
 install-files:
-	@for program in openurld openurl openurld-chooser-dmenu; do \
+	@for program in openurld-multicall front/bin/openurl; do \
 		[ -x "$(BUILD_DIR)/$$program" ] || { echo "make install: $(BUILD_DIR)/$$program is not built; run 'make' first (as yourself, with the Swift toolchain on PATH)" >&2; exit 1; }; \
 	done
-	install -Dm755 $(BUILD_DIR)/openurld $(DESTDIR)$(BINDIR)/openurld
-	install -Dm755 $(BUILD_DIR)/openurl $(DESTDIR)$(BINDIR)/openurl
-	install -Dm755 $(BUILD_DIR)/openurld-chooser-dmenu $(DESTDIR)$(BINDIR)/openurld-chooser-dmenu
+	install -Dm755 $(BUILD_DIR)/openurld-multicall $(DESTDIR)$(LIBEXECDIR)/openurld/openurld-multicall
+	ln -sf openurld-multicall $(DESTDIR)$(LIBEXECDIR)/openurld/openurl
+	install -Dm755 $(BUILD_DIR)/front/bin/openurl $(DESTDIR)$(BINDIR)/openurl
+	ln -sfr $(DESTDIR)$(LIBEXECDIR)/openurld/openurld-multicall $(DESTDIR)$(BINDIR)/openurld
+	ln -sfr $(DESTDIR)$(LIBEXECDIR)/openurld/openurld-multicall $(DESTDIR)$(BINDIR)/openurld-chooser-dmenu
 	install -d $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR) $(DESTDIR)$(DBUS_SERVICE_DIR) $(DESTDIR)$(APPLICATIONS_DIR)
 	$(SUBSTITUTE) systemd/openurld.service.in > $(DESTDIR)$(SYSTEMD_USER_UNIT_DIR)/openurld.service
 	$(SUBSTITUTE) systemd/org.openurld.Dispatcher1.service.in > $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Dispatcher1.service
@@ -89,6 +99,8 @@ install-chooser:
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/openurld $(DESTDIR)$(BINDIR)/openurl $(DESTDIR)$(BINDIR)/openurld-chooser-dmenu
+	rm -f $(DESTDIR)$(LIBEXECDIR)/openurld/openurld-multicall $(DESTDIR)$(LIBEXECDIR)/openurld/openurl
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/openurld 2>/dev/null
 	rm -f $(DESTDIR)$(BINDIR)/openurld-chooser $(DESTDIR)$(DBUS_SERVICE_DIR)/org.openurld.Chooser1.service
 	rm -f $(DESTDIR)$(APPLICATIONS_DIR)/org.openurld.Chooser1.desktop $(DESTDIR)$(DBUS_INTERFACE_DIR)/org.openurld.Chooser1.xml
 	rm -f $(DESTDIR)$(METAINFO_DIR)/org.openurld.Chooser1.metainfo.xml
@@ -107,7 +119,7 @@ uninstall:
 # Per-user install, for people without root: ~/.local/bin must be on PATH.
 USER_DATA = $(or $(XDG_DATA_HOME),$(HOME)/.local/share)
 USER_CONFIG = $(or $(XDG_CONFIG_HOME),$(HOME)/.config)
-USER_DIRS = PREFIX=$(HOME)/.local DATADIR=$(USER_DATA) SYSTEMD_USER_UNIT_DIR=$(USER_CONFIG)/systemd/user
+USER_DIRS = PREFIX=$(HOME)/.local LIBEXECDIR=$(HOME)/.local/libexec DATADIR=$(USER_DATA) SYSTEMD_USER_UNIT_DIR=$(USER_CONFIG)/systemd/user
 
 install-user:
 	$(MAKE) install-files $(USER_DIRS) DESTDIR=

@@ -29,6 +29,7 @@
 //   OpenURL       the SwiftUI-shaped client library (the public product)
 //   OpenURLCommand the openurl CLI as a library
 //   openurld, openurl, openurld-chooser-dmenu  main.swift: wiring only
+//   openurld-multicall the three in one binary, chosen by argv[0] (what the packages install)
 //   CGtk          GTK 4 and libadwaita as a system library; only openurld-chooser imports it
 //   openurld-chooser the GTK chooser: its two windows over CGtk, wired to ChooserService
 import PackageDescription
@@ -43,6 +44,7 @@ let package = Package(
         .executable(name: "openurld", targets: ["openurld"]),
         .executable(name: "openurl", targets: ["openurl"]),
         .executable(name: "openurld-chooser-dmenu", targets: ["openurld-chooser-dmenu"]),
+        .executable(name: "openurld-multicall", targets: ["openurld-multicall"]),
         .library(name: "OpenURL", targets: ["OpenURL", "LinkDetection", "HostNames"]),
     ],
     targets: [
@@ -72,9 +74,11 @@ let package = Package(
         .target(name: "OpenURLDaemon", dependencies: ["CommandLineOptions", "SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
         .target(name: "OpenURLCommand", dependencies: ["CommandLineOptions", "Posix", "SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
-        .executableTarget(name: "openurld", dependencies: ["CommandLineOptions", "OpenURLDaemon", "DispatcherAPI", "Desktop", "Spawn"]),
+        .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "Spawn"]),
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
-        .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["CommandLineOptions", "ChooserService", "Spawn"]),
+        .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["ChooserService", "Spawn"]),
+        // The three above in one binary, chosen by argv[0]: what the packages install.
+        .executableTarget(name: "openurld-multicall", dependencies: ["OpenURLCommand", "OpenURLDaemon", "ChooserService", "Spawn"]),
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),

@@ -1,29 +1,6 @@
 import ChooserService
-import CommandLineOptions
 import Glibc
 import Spawn
 
-// Wiring only: parse, pick the menu, serve.
-let environment = currentEnvironment()
-switch Result(catching: { () throws(UsageError) in try DmenuOptions.parse(Array(currentArguments().dropFirst())) }) {
-case .failure(let error):
-    _ = error.report(by: "openurld-chooser-dmenu").withCString { write(2, $0, strlen($0)) }
-    exit(2)
-case .success(.help):
-    print(DmenuOptions.help)
-case .success(.run(let options)):
-    // A menu that exits without reading its input must not take us with it.
-    signal(SIGPIPE, SIG_IGN)
-    let command = options.command.isEmpty
-        ? DmenuOptions.knownMenus.first { findExecutable($0[0], path: environment["PATH"]) != nil } ?? []
-        : options.command
-    guard !command.isEmpty else {
-        let message = "openurld-chooser-dmenu: no menu program given, and none of fuzzel, wofi, rofi, bemenu, dmenu is on PATH\n"
-        _ = message.withCString { write(2, $0, strlen($0)) }
-        exit(1)
-    }
-    let chooser = DmenuChooser(command: command, environment: environment)
-    exit(await ChooserService.run(
-        program: "openurld-chooser-dmenu", address: options.chooser.address, environment: environment, idleExit: options.chooser.idleExit, log: ChooserService.journalLine
-    ) { request in await chooser.choose(request.choice, within: request.answerTime()) })
-}
+// Wiring only (DmenuMain is the program).
+exit(await DmenuMain.run(Array(currentArguments().dropFirst()), environment: currentEnvironment()))

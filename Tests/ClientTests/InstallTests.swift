@@ -43,6 +43,7 @@ struct InstallTests {
         _ = try await Self.install(["DESTDIR=" + destdir, "PREFIX=/usr"])
         let expected = [
             "usr/bin/openurl", "usr/bin/openurld", "usr/bin/openurld-chooser-dmenu", "usr/lib/systemd/user/openurld.service",
+            "usr/libexec/openurld/openurl", "usr/libexec/openurld/openurld-multicall",
             "usr/share/applications/org.openurld.Dispatcher1.desktop",
             "usr/share/dbus-1/interfaces/org.openurld.Chooser1.xml",
             "usr/share/dbus-1/interfaces/org.openurld.Dispatcher1.xml",
@@ -59,6 +60,16 @@ struct InstallTests {
         let found = FileManager.default.enumerator(atPath: destdir)!.compactMap { $0 as? String }
             .filter { !FileManager.default.fileExists(atPath: destdir + "/" + $0 + "/.") }.sorted()
         #expect(found == expected)
+        // One Swift binary: the daemon, the dmenu chooser and the full CLI are links to it; /usr/bin/openurl is the front.
+        let fileManager = FileManager.default
+        #expect(try fileManager.destinationOfSymbolicLink(atPath: destdir + "/usr/bin/openurld") == "../libexec/openurld/openurld-multicall")
+        #expect(try fileManager.destinationOfSymbolicLink(atPath: destdir + "/usr/bin/openurld-chooser-dmenu") == "../libexec/openurld/openurld-multicall")
+        #expect(try fileManager.destinationOfSymbolicLink(atPath: destdir + "/usr/libexec/openurld/openurl") == "openurld-multicall")
+        #expect(try await run([destdir + "/usr/bin/openurld", "--version"]).stdout == "openurld \(DispatcherAPI.version)\n")
+        #expect(try await run([destdir + "/usr/bin/openurld-chooser-dmenu", "--help"]).stdout.contains("openurld-chooser-dmenu"))
+        // The front, installed, hands on to the full CLI it was installed with.
+        let help = try await run([destdir + "/usr/bin/openurl", "help"])
+        #expect(help.status == 0 && help.stdout.contains("set-default"), "\(help.stderr)")
         let unit = try String(contentsOfFile: destdir + "/usr/lib/systemd/user/openurld.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/usr/bin/openurld --idle-exit 300\n"))
         let service = try String(contentsOfFile: destdir + "/usr/share/dbus-1/services/org.openurld.Dispatcher1.service", encoding: .utf8)
