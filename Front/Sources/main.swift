@@ -5,7 +5,7 @@ import SafeText
 
 // The fast front of `openurl`: the plain open, `openurl [-q] [--ask] URL...`,
 // in one blocking call per URL on libdbus, with no Swift runtime to start.
-// Everything else is the full CLI's, reached by exec (docs/cli-front.md).
+// Everything else is the full CLI's, reached by exec (README, "The openurl command").
 
 @_cdecl("main")
 func main(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {

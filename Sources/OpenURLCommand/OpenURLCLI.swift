@@ -29,7 +29,7 @@ public enum OpenURLCLI {
 
     /// Starts `openurl` as its `argv[0]` names it: as `openurl-report-failure
     /// URL REASON` (how the fast front has the full CLI show a failure it
-    /// cannot show itself, docs/cli-front.md) it only does that; as anything
+    /// cannot show itself; README, "The openurl command") it only does that; as anything
     /// else it is `openurl` (`start`, given the rest of `arguments`).
     public static func start(program arguments: [String], environment: [String: String]) -> Start {
         let name = arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
