@@ -4,9 +4,18 @@
  *       own NAME; answer org.bench.Echo.Ping(s) -> (b) with true
  *   busbench forwarder ADDRESS NAME TARGET
  *       own NAME; forward each Ping to TARGET asynchronously, reply when TARGET does
- *   busbench handlers ADDRESS PASSING
+ *   busbench relay ADDRESS NAME HANDLER
+ *       own NAME; for each org.openurld.Dispatcher1.OpenURL(s URL), call
+ *       org.openurld.Handler1.HandleURL(s URL, a{sv} context) at /h0 on the
+ *       connection owning HANDLER, with the context openurld sends (caller,
+ *       caller-app-id, original-url), and answer (b) when it does: openurld's
+ *       forwarding with the same messages and none of its work, in one thread
+ *       that reads every message waiting, answers what it can, and writes
+ *       once per wake-up (no pending-call objects, no dispatch, no timers)
+ *   busbench handlers ADDRESS PASSING [NAME]
  *       register PASSING+1 handlers with openurld for https://bench.example;
- *       the lowest-priority one answers "handled", the others "systemAction"
+ *       the lowest-priority one answers "handled", the others "systemAction";
+ *       own NAME too, if given (for the relay to find them)
  *   busbench filler ADDRESS COUNT
  *       register COUNT handlers on other schemes and hosts (never matching)
  *   busbench spawner ADDRESS NAME PROGRAM [ARG...]
@@ -107,6 +116,79 @@ static DBusHandlerResult forward_ping(DBusConnection *connection, DBusMessage *m
     dbus_message_ref(message);
     dbus_pending_call_set_notify(pending, forwarded, message, (DBusFreeFunction)dbus_message_unref);
     return DBUS_HANDLER_RESULT_HANDLED;
+}
+
+static void append_entry(DBusMessageIter *dict, const char *key, int type, const char *signature, void *value, int is_array);
+
+/* ---- relay: the fastest forwarder on libdbus this file knows ---- */
+
+#define RELAY_SLOTS 4096  /* calls in flight, by serial; 16 clients need 16 */
+static struct { dbus_uint32_t serial; DBusMessage *original; } relay_slots[RELAY_SLOTS];
+
+static void append_string_entry(DBusMessageIter *dict, const char *key, const char *value) {
+    append_entry(dict, key, DBUS_TYPE_STRING, "s", &value, 0);
+}
+
+static int relay(const char *address, const char *name, const char *handler_name) {
+    DBusConnection *connection = connect_bus(address);
+    own(connection, name);
+    /* The handler's unique name, once: openurld calls handlers by it. */
+    DBusMessage *query = dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner");
+    dbus_message_append_args(query, DBUS_TYPE_STRING, &handler_name, DBUS_TYPE_INVALID);
+    DBusMessage *owner = dbus_connection_send_with_reply_and_block(connection, query, 5000, NULL);
+    const char *unique = NULL;
+    if (!owner || !dbus_message_get_args(owner, NULL, DBUS_TYPE_STRING, &unique, DBUS_TYPE_INVALID)) {
+        fprintf(stderr, "busbench: nobody owns %s\n", handler_name);
+        return 1;
+    }
+    char *handler = strdup(unique);
+    dbus_message_unref(owner);
+    dbus_message_unref(query);
+    ready();
+    while (dbus_connection_read_write(connection, -1)) {
+        DBusMessage *message;
+        while ((message = dbus_connection_pop_message(connection))) {
+            int type = dbus_message_get_type(message);
+            if (type == DBUS_MESSAGE_TYPE_METHOD_CALL && dbus_message_is_method_call(message, "org.openurld.Dispatcher1", "OpenURL")) {
+                const char *url = "", *empty = "";
+                const char *caller = dbus_message_get_sender(message);
+                dbus_message_get_args(message, NULL, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID);
+                DBusMessage *call = dbus_message_new_method_call(handler, "/h0", "org.openurld.Handler1", "HandleURL");
+                DBusMessageIter args, dict;
+                dbus_message_iter_init_append(call, &args);
+                dbus_message_iter_append_basic(&args, DBUS_TYPE_STRING, &url);
+                dbus_message_iter_open_container(&args, DBUS_TYPE_ARRAY, "{sv}", &dict);
+                append_string_entry(&dict, "caller", caller ? caller : empty);
+                append_string_entry(&dict, "caller-app-id", empty);
+                append_string_entry(&dict, "original-url", url);
+                dbus_message_iter_close_container(&args, &dict);
+                dbus_uint32_t serial = 0;
+                dbus_connection_send(connection, call, &serial);
+                dbus_message_unref(call);
+                relay_slots[serial % RELAY_SLOTS].serial = serial;
+                relay_slots[serial % RELAY_SLOTS].original = message;  /* keeps the reference */
+                continue;
+            }
+            if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR) {
+                dbus_uint32_t serial = dbus_message_get_reply_serial(message);
+                if (relay_slots[serial % RELAY_SLOTS].serial == serial && relay_slots[serial % RELAY_SLOTS].original) {
+                    DBusMessage *original = relay_slots[serial % RELAY_SLOTS].original;
+                    relay_slots[serial % RELAY_SLOTS].original = NULL;
+                    const char *result = "";
+                    dbus_bool_t handled = type == DBUS_MESSAGE_TYPE_METHOD_RETURN
+                        && dbus_message_get_args(message, NULL, DBUS_TYPE_STRING, &result, DBUS_TYPE_INVALID)
+                        && strcmp(result, "handled") == 0;
+                    DBusMessage *reply = dbus_message_new_method_return(original);
+                    dbus_message_append_args(reply, DBUS_TYPE_BOOLEAN, &handled, DBUS_TYPE_INVALID);
+                    dbus_connection_send(connection, reply, NULL);
+                    dbus_message_unref(reply);
+                    dbus_message_unref(original);
+                }
+            }
+            dbus_message_unref(message);
+        }
+    }
+    return 0;
 }
 
 /* ---- spawner ---- */
@@ -250,6 +332,7 @@ int main(int argc, char **argv) {
         while (dbus_connection_read_write_dispatch(connection, -1)) {}
         return 0;
     }
+    if (argc >= 5 && strcmp(argv[1], "relay") == 0) return relay(argv[2], argv[3], argv[4]);
     if (argc >= 5 && strcmp(argv[1], "spawner") == 0) {
         DBusConnection *connection = connect_bus(argv[2]);
         signal(SIGCHLD, SIG_IGN);  /* children are reaped by the kernel */
@@ -266,6 +349,7 @@ int main(int argc, char **argv) {
         DBusConnection *connection = connect_bus(argv[2]);
         dbus_connection_add_filter(connection, handle_url, NULL, NULL);
         int passing = atoi(argv[3]);
+        if (argc >= 5) own(connection, argv[4]);
         for (int i = 0; i <= passing; i++) {
             char path[32];
             snprintf(path, sizeof path, "/h%d", i);
