@@ -111,23 +111,10 @@ struct CLITests {
     /// it already, so openurl does not open it a second time (fail closed).
     @Test func aDaemonThatLeavesBeforeAnsweringIsNotSecondGuessed() async throws {
         try await withSession(daemon: false) { s in
-            let fake = try await Connection.connect(to: s.bus.address)
-            let (called, call) = AsyncStream.makeStream(of: Void.self)
-            let dictionary = DBusType.dictionary(key: .string, value: .variant)
-            fake.export([ExportedInterface(DispatcherAPI.dispatcherInterface, methods: [
-                ExportedMethod(DispatcherAPI.Member.openURLWithOptions,
-                               arguments: [Argument("url", .string), Argument("options", dictionary)],
-                               results: [Argument("accepted", .boolean), Argument("result", dictionary)],
-                               asyncHandler: { _ in
-                                   call.yield()
-                                   try? await Task.sleep(for: .seconds(3600))
-                                   return []
-                               }),
-            ])], at: DispatcherAPI.objectPath)
-            #expect(try await fake.requestName(DispatcherAPI.busName) == .primaryOwner)
+            let (fake, called) = try await FakeDispatcher.neverAnswering(on: s.bus)
             async let left = s.openurl("https://left.example/")
             for await _ in called { break }
-            fake.close()
+            fake.connection.close()
             let result = try await left
             #expect(result.status == 3, "\(result.stderr)")
             #expect(result.stderr.hasPrefix("openurl: https://left.example/: openurld stopped before answering"), "\(result.stderr)")

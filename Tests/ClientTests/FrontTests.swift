@@ -139,20 +139,13 @@ struct FrontTests {
         try await withPrivateBus { bus in
             let tree = try XDGTree()
             try tree.app("browser.desktop", schemes: ["https"])
-            let fake = try await Connection.connect(to: bus.address)
-            defer { fake.close() }
-            let dictionary = DBusType.dictionary(key: .string, value: .variant)
             let (results, values): ([Argument], [Value]) = switch signature {
             case "s": ([Argument("accepted", .string)], [.string("handled")])
             case "b": ([Argument("accepted", .boolean)], [.boolean(true)])
             default: ([Argument("accepted", .boolean), Argument("result", .string)], [.boolean(true), .string("handled")])
             }
-            fake.export([ExportedInterface(DispatcherAPI.dispatcherInterface, methods: [
-                ExportedMethod(DispatcherAPI.Member.openURLWithOptions,
-                               arguments: [Argument("url", .string), Argument("options", dictionary)],
-                               results: results, asyncHandler: { _ in values }),
-            ])], at: DispatcherAPI.objectPath)
-            #expect(try await fake.requestName(DispatcherAPI.busName) == .primaryOwner)
+            let fake = try await FakeDispatcher(on: bus, results: results) { _ in values }
+            defer { fake.connection.close() }
             var environment = tree.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             let front = try await run([Binaries.openurl, "-q", "https://bank.example/"], environment: environment)
@@ -190,25 +183,12 @@ struct FrontTests {
             let tree = try XDGTree()
             try tree.app("browser.desktop", schemes: ["https"])
             let server = try await FakeNotificationServer(on: bus)
-            let fake = try await Connection.connect(to: bus.address)
-            let (called, call) = AsyncStream.makeStream(of: Void.self)
-            let dictionary = DBusType.dictionary(key: .string, value: .variant)
-            fake.export([ExportedInterface(DispatcherAPI.dispatcherInterface, methods: [
-                ExportedMethod(DispatcherAPI.Member.openURLWithOptions,
-                               arguments: [Argument("url", .string), Argument("options", dictionary)],
-                               results: [Argument("accepted", .boolean), Argument("result", dictionary)],
-                               asyncHandler: { _ in
-                                   call.yield()
-                                   try? await Task.sleep(for: .seconds(3600))
-                                   return []
-                               }),
-            ])], at: DispatcherAPI.objectPath)
-            #expect(try await fake.requestName(DispatcherAPI.busName) == .primaryOwner)
+            let (fake, called) = try await FakeDispatcher.neverAnswering(on: bus)
             var environment = tree.environment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
             async let left = run([Binaries.openurl, "https://left.example/secret"], environment: environment)
             for await _ in called { break }
-            fake.close()
+            fake.connection.close()
             let result = try await left
             #expect(result.status == 3, "\(result.stderr)")
             let shown = try #require(try await server.waitForNotifications(1).first)
