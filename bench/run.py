@@ -129,6 +129,8 @@ class Env:
         self.bin = subprocess.check_output(["swift", "build", "-c", "release", "--static-swift-stdlib", "--show-bin-path"], cwd=ROOT, text=True).strip()
         # openurl as installed: the fast front (Embedded Swift), handing on to the full CLI (bench/run builds both).
         self.openurl = f"{self.bin}/front/bin/openurl"
+        # Every start of the daemon on the desktop-sized tree, exec to name owned (through taskset when pinned).
+        self.startups = []
         self.full_cli = f"{self.bin}/openurl"
 
     def daemon(self, extra=(), cpu=None, small_tree=False, mime=None):
@@ -150,7 +152,10 @@ class Env:
         while time.monotonic() < deadline:  # "<6>openurld … serving …" is logged once the name is owned
             with open(f"{self.dir}/openurld.log") as f:
                 if "serving" in f.read():
-                    return p, time.monotonic() - t0
+                    elapsed = time.monotonic() - t0
+                    if not small_tree and not mime:
+                        self.startups.append(elapsed)
+                    return p, elapsed
             time.sleep(0.0002)
         raise SystemExit("bench: openurld did not start")
 
@@ -307,7 +312,6 @@ def main():
     dispatches = 20000 if QUICK else 100000
     e.throughput(*DISP, "https://bench.example/x", 4, dispatches // 4)
     rss_after = rss_kib(daemon.pid)
-    row(rows, "daemon start-up, exec to owning its name", startup * 1000, "ms", note="target ≤ 10 ms")
     row(rows, "daemon RSS idle", idle_rss / 1024, "MiB", note="target ≤ 10 MiB")
     row(rows, f"daemon RSS with {registered + 1} handlers", rss_registered / 1024, "MiB")
     row(rows, f"daemon RSS after {dispatches} more dispatches", rss_after / 1024, "MiB", rss_registered / 1024, "≈ 1")
@@ -425,6 +429,8 @@ def main():
     row(rows, "file by its contents p50 (no glob; magic decides)", by_contents, "µs", by_glob,
         note="reads up to the database's extent of the file")
     daemon, _ = e.daemon(cpu=1)
+    row(rows, "daemon start-up, exec to owning its name", statistics.median(e.startups) * 1000, "ms",
+        note=f"target ≤ 10 ms; median of {len(e.startups)} starts on the desktop-sized tree, through taskset")
 
     # 6. Open through the default app: request → recorder has the URL.
     def launch(cmd_for, runs):
