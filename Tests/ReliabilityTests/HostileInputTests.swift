@@ -252,10 +252,25 @@ extension FloodTests {
                 return busy
             }
             let idle = try await Self.medianLatency(d, other)
-            let floor = try await flood("org.freedesktop.DBus.Peer", "Ping", [])
-            let busy = try await flood(DispatcherAPI.dispatcherInterface, "OpenURL", [.string("javascript:flood")])
-            print("pipelined flood: other client's p50 \(idle) idle, \(floor) during \(Self.calls) pings, \(busy) during \(Self.calls) OpenURLs")
-            #expect(busy <= floor * 2, "p50 idle \(idle), during a ping flood \(floor), during an OpenURL flood \(busy)")
+            // Floor and flood in alternating rounds. A Ping flood costs the
+            // daemon so little that it can drain before the other client's
+            // 200 calls begin: that round's floor is then the idle latency
+            // (0.35 ms against 1.3 ms when it overlaps, seen under the
+            // parallel suite), not the bus's queueing. So the floor is the
+            // slowest Ping round (the one that overlapped its flood), the
+            // flood the median of the OpenURL rounds.
+            var floors: [Duration] = []
+            var floods: [Duration] = []
+            for _ in 0..<3 {
+                floors.append(try await flood("org.freedesktop.DBus.Peer", "Ping", []))
+                floods.append(try await flood(DispatcherAPI.dispatcherInterface, "OpenURL", [.string("javascript:flood")]))
+            }
+            let floor = floors.max()!
+            let busy = floods.sorted()[1]
+            let ratio = busy / floor
+            let report = ["during \(Self.calls) pings: \(floors)", "during \(Self.calls) OpenURLs: \(floods)"]
+            print("pipelined flood: other client's p50 \(idle) idle; \(report.joined(separator: "; ")); ratio \(ratio)")
+            #expect(ratio <= 2, "p50 idle \(idle); \(report.joined(separator: "; "))")
         }
     }
 }
