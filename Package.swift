@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "openurl", dependencies: ["OpenURLCommand", "Spawn"]),
         .executableTarget(name: "openurld-chooser-dmenu", dependencies: ["ChooserService", "Spawn"]),
         // The three above in one binary, chosen by argv[0]: what the packages install.
-        .executableTarget(name: "openurld-multicall", dependencies: ["OpenURLCommand", "OpenURLDaemon", "ChooserService", "Spawn"]),
+        .executableTarget(name: "openurld-multicall", dependencies: ["OpenURLCommand", "OpenURLDaemon", "ChooserService", "SafeText", "Spawn"]),
 
         .executableTarget(name: "open-link", dependencies: ["OpenURL"], path: "Examples/OpenLink"),
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),

@@ -18,7 +18,10 @@ func main(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
           let address = System.variable("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty,
           let bus = try? Bus(address: address)
     else {
-        // No session bus address in the environment: the full CLI looks further (XDG_RUNTIME_DIR/bus) or opens directly.
+        // Anything but the plain open; or no session bus address in the
+        // environment (the full CLI looks further, XDG_RUNTIME_DIR/bus); or a
+        // bus that cannot be joined (the full CLI tries once more, then opens
+        // directly): the full CLI, with the command line as it came.
         return System.handOn(raw)
     }
     let notifies = OpenReport.notifies(quiet: quiet, standardErrorIsATerminal: System.standardErrorIsATerminal, variable: System.variable)

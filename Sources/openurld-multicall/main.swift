@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 import OpenURLCommand
 import OpenURLDaemon
+import SafeText
 import Spawn
 
 // The Swift programs of the openurld package in one binary, chosen by the
@@ -32,7 +33,7 @@ case "openurl", "openurl-report-failure":
     case .continueAsync(let rest): exit(after: rest)
     }
 default:
-    let message = "openurld-multicall: run it as openurld, openurl or openurld-chooser-dmenu (a link of that name), not as '\(name)'\n"
+    let message = "openurld-multicall: run it as openurld, openurl or openurld-chooser-dmenu (a link of that name), not as '\(displayable(name))'\n"
     _ = message.withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
