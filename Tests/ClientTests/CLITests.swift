@@ -746,6 +746,9 @@ struct CLITests {
             let shown = try await s.openurl("default", "https").stdout
             #expect(shown == "https  firefox.desktop  (the default before openurld)\n")
             #expect(try DocumentBlocks.output(of: "openurl default https", in: "docs/desktop-integration.md") == shown, "the docs show it")
+            // explain says it too, from the daemon's answer.
+            let explained = try await s.openurl("explain", "https://undecided.example/").stdout
+            #expect(explained.hasSuffix("would be opened with firefox.desktop (the default before openurld)\n"), "\(explained)")
             #expect(try await s.openurl("https://undecided.example/").status == 0)
             #expect(try await s.tree.waitForRecords(1).map(\.app) == ["firefox"])
             // The record is the daemon's, not a copy of mimeapps.list: it still names firefox.
