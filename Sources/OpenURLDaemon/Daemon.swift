@@ -81,11 +81,16 @@ public enum Daemon {
             connection: connection, base: base,
             openPreferences: PreferencesLauncher.starter(environment: environment, reaper: reaper, warn: { logger.warning($0) }),
             log: { logger.info($0) })
-        do {
-            // Notifications are not worth failing to serve for: without the signals, no action is answered.
-            do { try await notices.start() } catch {
+        // Notifications are not worth failing to serve for, nor waiting for:
+        // their signals are followed while the name is taken (three AddMatch
+        // round trips off the start-up); without them, no action is offered.
+        let noticesStarting = Task {
+            do throws(DBusError) { try await notices.start() } catch {
                 logger.warning("cannot follow the notification server's signals (\(error.message)); notifications offer no action")
             }
+        }
+        defer { noticesStarting.cancel() }
+        do {
             dispatcher = try await serve(
                 on: connection, configuration: configuration, opener: opener, logger: logger,
                 asking: asking, notices: notices, rules: RuleFiles.load(from: ruleDirectories), replace: options.replace,
