@@ -132,7 +132,7 @@ public struct ApplicationCatalog: Sendable {
         /// The default for text/html, as the scheme's default is the dispatcher alone.
         case pageDefault = "the default for text/html"
         /// A web browser claiming the scheme or text/html.
-        case webBrowser = "a web browser that claims it (no default or record names one)"
+        case webBrowser = "a web browser that claims it; no default or record names one"
         /// The first application claiming the scheme, in the specification's order.
         case schemeClaimant = "the first application that claims it"
     }

@@ -765,7 +765,7 @@ struct CLITests {
             try s.tree.app("firefox.desktop", schemes: ["https"], exec: "recorder firefox %u", extra: "Categories=Network;WebBrowser;")
             try s.tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=org.openurld.Dispatcher1.desktop\n")
             #expect(try await s.openurl("default", "https").stdout
-                == "https  firefox.desktop  (a web browser that claims it (no default or record names one))\n")
+                == "https  firefox.desktop  (a web browser that claims it; no default or record names one)\n")
         }
     }
 
