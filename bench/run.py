@@ -201,7 +201,7 @@ def main():
     FWD = ("org.bench.Forward", "/bench", "org.bench.Echo", "Ping")
     server = start([e.busbench, "server", e.address, "org.bench.Server"], cpu=1)
     forwarder = start([e.busbench, "forwarder", e.address, "org.bench.Forward", "org.bench.Server"], cpu=1)
-    daemon, startup = e.daemon(["--max-handlers-per-client", "20000", "--max-handlers", "20000"], cpu=1)
+    daemon, _ = e.daemon(["--max-handlers-per-client", "20000", "--max-handlers", "20000"], cpu=1)
     idle_rss = rss_kib(daemon.pid)
     handlers = start([e.busbench, "handlers", e.address, "0", "org.bench.Handler"])
     # The forwarding floor: a C relay doing openurld's forwarding with the

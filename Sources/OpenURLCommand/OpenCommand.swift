@@ -63,6 +63,10 @@ struct OpenCommand {
         Console.error("the inherited activation token \(problem); opening without it")
     }
 
+    /// How long joining the session bus may take before openurld counts as
+    /// unreachable (the front's `Contract.connectMilliseconds` too).
+    static let connectTimeout: Duration = .seconds(5)
+
     /// Opens `urls` through the daemon over one blocking connection: one
     /// thread, no event loop, no concurrency runtime. Stops at the first URL
     /// the daemon cannot be reached for.
@@ -71,7 +75,7 @@ struct OpenCommand {
         reportDroppedToken()
         let connection: BlockingConnection
         do {
-            connection = try BlockingConnection.session(environment: environment, timeout: .seconds(5))
+            connection = try BlockingConnection.session(environment: environment, timeout: Self.connectTimeout)
         } catch {
             return (.accepted, urls[...], DispatcherClient.unreachableReason(error))
         }

@@ -5,6 +5,8 @@ import Routing
 import Testing
 import TestSupport
 
+@testable import OpenURLCommand
+
 /// The fast front of `openurl` (`Front/`, Embedded Swift): it speaks the
 /// same contract, takes only what the full CLI would take the same way, and
 /// hands everything else on. Every `CLITests` case runs against it too.
@@ -18,9 +20,10 @@ struct FrontTests {
             let words = line.trimmingCharacters(in: .whitespaces)
             guard words.hasPrefix("static let "), let equals = words.firstIndex(of: "=") else { continue }
             let name = words.dropFirst("static let ".count).prefix { $0 != ":" && $0 != " " }
-            var value = words[words.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            value = value.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).replacingOccurrences(of: "_", with: "")
-            constants[String(name)] = value
+            let value = words[words.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            // A string literal without its quotes; a number without its digit separators.
+            constants[String(name)] = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2
+                ? String(value.dropFirst().dropLast()) : value.replacingOccurrences(of: "_", with: "")
         }
         return constants
     }
@@ -45,8 +48,7 @@ struct FrontTests {
             "applicationKey": DispatcherAPI.ResultKey.application,
             "messageKey": DispatcherAPI.ResultKey.message,
             "longestWalkMilliseconds": String(milliseconds),
-            // BlockingConnection.session's timeout in OpenCommand.
-            "connectMilliseconds": "5000",
+            "connectMilliseconds": String(OpenCommand.connectTimeout.components.seconds * 1000),
             "bus": BusName.bus.rawValue,
             "busPath": "/org/freedesktop/DBus",
             "busInterface": "org.freedesktop.DBus",
