@@ -1,6 +1,7 @@
 import CommandLineOptions
 import Desktop
 import Routing
+import Spawn
 
 /// The `openurl` command, as a library so that its parts are testable.
 public enum OpenURLCLI {
@@ -32,8 +33,7 @@ public enum OpenURLCLI {
     /// cannot show itself; README, "The openurl command") it only does that; as anything
     /// else it is `openurl` (`start`, given the rest of `arguments`).
     public static func start(program arguments: [String], environment: [String: String]) -> Start {
-        let name = arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
-        guard name == OpenReport.reportFailureProgram else { return start(Array(arguments.dropFirst()), environment: environment) }
+        guard programName(arguments) == OpenReport.reportFailureProgram else { return start(Array(arguments.dropFirst()), environment: environment) }
         guard arguments.count == 3, let url = try? ValidatedURL(arguments[1]) else {
             Console.error("usage: \(OpenReport.reportFailureProgram) URL REASON (run by openurl itself)")
             return .finished(ExitStatus.usage.rawValue)

@@ -87,6 +87,13 @@ public func currentArguments() -> [String] {
     }
 }
 
+/// The name a program runs under: the last component of `argv[0]`, as a
+/// multi-call binary chooses what to be by it ("" without one).
+public func programName(_ arguments: [String]) -> String {
+    guard let first = arguments.first else { return "" }
+    return first.split(separator: "/").last.map(String.init) ?? first
+}
+
 /// This process's environment (`environ`), values as their bytes say
 /// (`EscapedBytes`); for a repeated name the first wins, as `getenv` does.
 public func currentEnvironment() -> [String: String] {

@@ -13,7 +13,7 @@ import Spawn
 // Wiring only: each program is its module's.
 let arguments = currentArguments()
 let environment = currentEnvironment()
-let name = arguments.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? ""
+let name = programName(arguments)
 
 /// Runs `body` on the concurrency runtime and exits with its status (no
 /// top-level await, so that `openurl` starts the runtime only when it must).
