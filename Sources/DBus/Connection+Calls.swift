@@ -7,8 +7,8 @@ extension Connection {
     ///
     ///     let reply = try await connection.call(message, timeout: .seconds(5))
     ///
-    /// The call never blocks a thread: libdbus's pending call is completed on
-    /// the loop queue and resumes this task. Exactly one outcome is delivered,
+    /// The call never blocks a thread: its reply is read and judged on the
+    /// loop queue (`receiveReply`), which resumes this task. Exactly one outcome is delivered,
     /// whether the reply arrives, the deadline passes, the peer or this
     /// connection goes away, or the task is cancelled.
     ///
@@ -55,11 +55,19 @@ extension Connection {
         return try await call(message, timeout: timeout, awaitingAtMost: limit).arguments()
     }
 
-    /// Starts a pending call on the loop queue.
+    /// Sends a call and records it by serial, with its deadline, on the loop queue.
+    ///
+    /// Replies are matched here, not by libdbus's pending calls: those match
+    /// by serial alone and are consumed by the first reply, so a forged
+    /// answer used to take the record and the genuine one had to be caught
+    /// as a stray. Here a reply is taken only when `ReplyAuthority` accepts
+    /// it; a forgery is dropped and the call goes on waiting. libdbus also
+    /// builds a timeout error message and a timeout for every pending call;
+    /// the deadline here is one entry in the loop's table.
     func start(_ pending: PendingCall, _ message: Message, timeout: Duration) {
         loop.assertOnQueue()
-        guard let raw = loop.raw else {
-            settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
+        guard let raw = loop.raw, dbus_connection_get_is_connected(raw) != 0 else {
+            settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("the connection is closed")))
             return
         }
         if let limit = pending.awaitingLimit, case .unique(let name) = pending.authority.destination,
@@ -68,111 +76,62 @@ extension Connection {
             settle(pending, .failure(DBusError(.limitsExceeded, "\(limit) calls to \(name) await an answer already; not sent")))
             return
         }
+        guard pending.begin() else { return }  // cancelled before it started
         // Before the call, so that the bus's answers about the owner precede its reply.
         if let name = pending.authority.watchedName { watchOwner(for: pending, of: name, on: raw) }
-        var handle: OpaquePointer?
-        guard dbus_connection_send_with_reply(raw, message.raw, &handle, milliseconds(timeout)) != 0 else {
+        var serial: UInt32 = 0
+        guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
+            stopWatchingOwner(for: pending)
             settle(pending, .failure(.noMemory))
             return
         }
-        guard let handle else {
-            settle(pending, .failure(.disconnected("the connection is closed")))
-            return
-        }
-        guard pending.attach(handle) else {  // cancelled before it started
-            stopWatchingOwner(for: pending)
-            dbus_pending_call_cancel(handle)
-            dbus_pending_call_unref(handle)
-            return
-        }
-        pending.serial = message.serial
+        pending.serial = serial
         pending.member = message.member
         startAwaiting(pending)
         pending.deadline = .now() + .milliseconds(Int(milliseconds(timeout)))
-        state.withLock { $0.pendingCalls[ObjectIdentifier(pending)] = pending }
-        dbus_pending_call_set_notify(handle, pendingCallCompleted, Unmanaged.passRetained(pending).toOpaque()) {
-            if let data = $0 { Unmanaged<PendingCall>.fromOpaque(data).release() }
-        }
-        // The reply may have been read before the notify function was set, in
-        // which case libdbus will not call it: check by hand.
-        if dbus_pending_call_get_completed(handle) != 0 { complete(pending) }
+        state.withLock { $0.calls[serial] = pending }
+        loop.setCallDeadline(pending.deadline, for: serial)
     }
 
-    /// Takes the reply of a completed pending call. Runs on the loop queue.
-    fileprivate func complete(_ pending: PendingCall) {
-        loop.assertOnQueue()
-        guard let handle = pending.detach() else { return }
-        state.withLock { _ = $0.pendingCalls.removeValue(forKey: ObjectIdentifier(pending)) }
-        let reply = dbus_pending_call_steal_reply(handle)
-        dbus_pending_call_unref(handle)
-        guard let reply else {
-            keepAwaitingAfterGivingUp(pending)
-            settle(pending, .failure(.noReply("no reply arrived")))
-            return
-        }
-        let message = Message(adopting: reply)
-        switch pending.authority.verdict(for: message) {
-        case .accept:
-            // libdbus's own timeout has no sender: the bus still counts the call.
-            if message.sender == nil { keepAwaitingAfterGivingUp(pending) } else { stopAwaiting(pending) }
-            settle(pending, message.error.map { .failure($0) } ?? .success(message))
-        case .failure(let error):
-            stopAwaiting(pending)
-            settle(pending, .failure(error))
-        case .drop:
-            // libdbus matches replies by serial alone, so any peer can answer a
-            // call it guessed the serial of. Drop the forgery and keep waiting
-            // for the real reply, which now reaches the filter as a stray.
-            forgedReplies.add(1, ordering: .relaxed)
-            reportDroppedReply(message, for: pending)
-            awaitStrayReply(pending)
-        }
-    }
-
-    /// Waits in the filter for the reply of a call whose pending-call record
-    /// libdbus gave up on a forged reply. Runs on the loop queue.
-    private func awaitStrayReply(_ pending: PendingCall) {
-        loop.assertOnQueue()
-        guard loop.raw != nil else {
-            settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("not connected")))
-            return
-        }
-        state.withLock { $0.strayReplyWaits[pending.serial] = pending }
-        let timer = DispatchSource.makeTimerSource(queue: loop.queue)
-        timer.schedule(deadline: pending.deadline)
-        timer.setEventHandler { [self] in
-            timer.cancel()
-            if let waiting = state.withLock({ $0.strayReplyWaits.removeValue(forKey: pending.serial) }) {
-                keepAwaitingAfterGivingUp(waiting)
-                settle(waiting, .failure(.noReply("no genuine reply arrived within the time limit")))
-            }
-        }
-        timer.resume()
-        pending.strayTimer = timer
-    }
-
-    /// A reply that no libdbus pending call took: the genuine answer to a
-    /// call whose record a forgery consumed, or a stray to drop. Loop queue.
-    func receiveStrayReply(_ message: Message) {
+    /// A method return or error arrived: the answer to one of our calls if
+    /// someone it may come from sent it, a forgery to drop, or a late answer
+    /// to a call given up on. Loop queue.
+    func receiveReply(_ message: Message) {
+        let serial = message.replySerial
         let found: (PendingCall, ReplyAuthority.Verdict)? = state.withLock { state in
-            guard let pending = state.strayReplyWaits[message.replySerial] else { return nil }
+            guard let pending = state.calls[serial] else { return nil }
             let verdict = pending.authority.verdict(for: message)
-            guard verdict != .drop else { return nil }
-            state.strayReplyWaits.removeValue(forKey: message.replySerial)
+            if verdict != .drop { state.calls[serial] = nil }
             return (pending, verdict)
         }
-        guard let (waiting, verdict) = found else {
+        guard let (pending, verdict) = found else {
             noteLateAnswer(message)
             return
         }
-        waiting.strayTimer?.cancel()
-        stopAwaiting(waiting)
-        noteLateAnswer(message)  // in case the call was cancelled meanwhile
-        if case .failure(let error) = verdict {
-            settle(waiting, .failure(error))
-        } else {
-            settle(waiting, message.error.map { .failure($0) } ?? .success(message))
+        switch verdict {
+        case .accept:
+            loop.clearCallDeadline(for: serial)
+            stopAwaiting(pending)
+            settle(pending, message.error.map { .failure($0) } ?? .success(message))
+        case .failure(let error):
+            loop.clearCallDeadline(for: serial)
+            stopAwaiting(pending)
+            settle(pending, .failure(error))
+        case .drop:
+            // Any peer can answer a serial it guessed: drop the forgery and
+            // keep waiting for the genuine reply.
+            forgedReplies.add(1, ordering: .relaxed)
+            if pending.noteForgery() { reportDroppedReply(message, for: pending) }
         }
+    }
+
+    /// A call's deadline passed without a genuine answer. Loop queue.
+    func callTimedOut(_ serial: UInt32) {
+        guard let pending = state.withLock({ $0.calls.removeValue(forKey: serial) }) else { return }
+        // The bus still counts the call until its answer comes after all.
+        keepAwaitingAfterGivingUp(pending)
+        settle(pending, .failure(.noReply(pending.hadForgery
+            ? "no genuine reply arrived within the time limit" : "no reply arrived within the time limit")))
     }
 
     /// Delivers a call's outcome and forgets its owner watch. Loop queue.
@@ -181,15 +140,13 @@ extension Connection {
         pending.finish(result)
     }
 
-    /// Cancels a pending call on the loop queue after its task was cancelled.
+    /// Forgets a call after its task was cancelled, on the loop queue.
     fileprivate func cancel(_ pending: PendingCall) {
         loop.queue.async { [self] in
             stopWatchingOwner(for: pending)
+            guard pending.serial != 0, state.withLock({ $0.calls.removeValue(forKey: pending.serial) }) != nil else { return }
+            loop.clearCallDeadline(for: pending.serial)
             keepAwaitingAfterGivingUp(pending)
-            guard let handle = pending.detach() else { return }
-            state.withLock { _ = $0.pendingCalls.removeValue(forKey: ObjectIdentifier(pending)) }
-            dbus_pending_call_cancel(handle)
-            dbus_pending_call_unref(handle)
         }
     }
 }
@@ -203,17 +160,11 @@ func milliseconds(_ duration: Duration) -> Int32 {
     return Int32(clamping: max(ms, 0))
 }
 
-private func pendingCallCompleted(_ handle: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    guard let data else { return }
-    let pending = Unmanaged<PendingCall>.fromOpaque(data).takeUnretainedValue()
-    pending.connection.complete(pending)
-}
-
 /// One outgoing call waiting for its reply: a continuation that can be resumed
-/// only once, and the libdbus pending-call handle while it is live.
+/// only once, kept in the connection's table by serial while it is sent.
 final class PendingCall: @unchecked Sendable {
     // @unchecked: `state` is behind its mutex; `authority`, `serial`, `member`, `awaitingFrom`,
-    // `deadline` and `strayTimer` are written and read only on the
+    // `deadline` and `forgeries` are written and read only on the
     // connection's loop queue, and `completion` is set once, at creation.
     let connection: Connection
     /// Who may answer; for a well-known destination it learns the owners.
@@ -221,6 +172,7 @@ final class PendingCall: @unchecked Sendable {
     /// Called with the outcome instead of resuming a continuation (the
     /// module's own calls made from the loop, such as `GetNameOwner`).
     private let completion: (@Sendable (Result<Message, DBusError>) -> Void)?
+    /// The call's serial once sent (0 before).
     var serial: UInt32 = 0
     var member: MemberName?
     /// The unique name the bus counts this call against, while it does.
@@ -228,20 +180,14 @@ final class PendingCall: @unchecked Sendable {
     /// Refuse to send when this many calls to the destination await an answer.
     var awaitingLimit: Int?
     var deadline: DispatchTime = .now()
-    var strayTimer: (any DispatchSourceTimer)?
+    /// How many forged replies were dropped for this call.
+    private var forgeries = 0
     private let state = Mutex(State())
 
     private struct State {
         var continuation: CheckedContinuation<Result<Message, DBusError>, Never>?
         var early: Result<Message, DBusError>?  // finished before the continuation was installed
-        var handle: Handle?
         var cancelled = false
-    }
-
-    /// The libdbus handle, touched only on the connection's loop queue.
-    private struct Handle: @unchecked Sendable {
-        // @unchecked: the pointer is only dereferenced on the loop queue.
-        let raw: OpaquePointer
     }
 
     init(
@@ -284,22 +230,19 @@ final class PendingCall: @unchecked Sendable {
         continuation?.resume(returning: result)
     }
 
-    /// Records the libdbus handle; false if the call was cancelled meanwhile.
-    func attach(_ handle: OpaquePointer) -> Bool {
-        state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.handle = Handle(raw: handle)
-            return true
-        }
+    /// Whether the call may be sent: false if it was cancelled meanwhile. Loop queue.
+    func begin() -> Bool {
+        state.withLock { !$0.cancelled }
     }
 
-    /// Takes the handle back, once.
-    func detach() -> OpaquePointer? {
-        state.withLock { state in
-            defer { state.handle = nil }
-            return state.handle?.raw
-        }
+    /// Counts a dropped forgery; true for the first. Loop queue.
+    func noteForgery() -> Bool {
+        forgeries += 1
+        return forgeries == 1
     }
+
+    /// Whether a forged reply was dropped for this call. Loop queue.
+    var hadForgery: Bool { forgeries > 0 }
 
     func cancel() {
         state.withLock { $0.cancelled = true }
@@ -309,11 +252,6 @@ final class PendingCall: @unchecked Sendable {
 
     /// Fails the call because its connection closed. Runs on the loop queue.
     func abandon(with reason: DBusError) {
-        strayTimer?.cancel()
-        if let handle = detach() {
-            dbus_pending_call_cancel(handle)
-            dbus_pending_call_unref(handle)
-        }
         finish(.failure(reason))
     }
 }

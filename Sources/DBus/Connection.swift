@@ -44,10 +44,12 @@ public final class Connection: Sendable {
         // even when nobody holds it any more. `teardown` breaks the cycle.
         connection.loop.onMessage = { connection.receive($0) }
         connection.loop.onFailure = { connection.teardown($0) }
+        connection.loop.onCallDeadline = { connection.callTimedOut($0) }
         let attached = connection.loop.queue.sync { Result { () throws(DBusError) in try connection.loop.attach(raw, poll: poll) } }
         if case .failure(let error) = attached {
             connection.loop.onMessage = { _ in }
             connection.loop.onFailure = { _ in }
+            connection.loop.onCallDeadline = { _ in }
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
             throw error
@@ -169,9 +171,7 @@ public final class Connection: Sendable {
                 deliverSignal(message)
             }
         case .methodReturn, .error:
-            // Replies to pending calls never reach the filter; a stray is either
-            // the genuine reply after a forged one, or dropped.
-            receiveStrayReply(message)
+            receiveReply(message)
         }
     }
 
@@ -184,19 +184,19 @@ public final class Connection: Sendable {
             state.closeReason = reason
             defer {
                 state.disconnectHandlers = []
-                state.pendingCalls = [:]
-                state.strayReplyWaits = [:]
+                state.calls = [:]
                 state.ownerWatches = [:]
                 state.awaiting = [:]
                 state.abandoned = [:]
                 state.callQueues = CallQueues()  // queued calls are never started on a closed connection
                 state.subscriptions = [:]
             }
-            return (state.disconnectHandlers, Array(state.pendingCalls.values) + state.strayReplyWaits.values)
+            return (state.disconnectHandlers, Array(state.calls.values))
         }
         flushOutgoing(raw, within: .seconds(1))
         loop.detach()
         loop.onMessage = { _ in }
+        loop.onCallDeadline = { _ in }
         dbus_connection_close(raw)
         for call in pending { call.abandon(with: reason) }
         dbus_connection_unref(raw)
@@ -231,9 +231,8 @@ struct ConnectionState {
     var closeReason: DBusError?
     var uniqueName: BusName?
     var disconnectHandlers: [@Sendable (DBusError) -> Void] = []
-    var pendingCalls: [ObjectIdentifier: PendingCall] = [:]
-    /// Calls whose libdbus record a forged reply consumed, by serial.
-    var strayReplyWaits: [UInt32: PendingCall] = [:]
+    /// Calls sent and waiting for their replies, by serial (`Connection+Calls`).
+    var calls: [UInt32: PendingCall] = [:]
     var droppedReplyHandler: (@Sendable (DroppedReply) -> Void)?
     /// Calls the bus still counts, by unique destination (`Connection+Awaiting`).
     var awaiting: [String: Int] = [:]

@@ -17,8 +17,11 @@ final class EventLoop: @unchecked Sendable {
     private(set) var raw: OpaquePointer?
     /// Whether the current turn should dispatch before it ends. Touched only on `queue`.
     private var dispatchWanted = false
-    /// Called on `queue` for each incoming message that is not a reply to a pending call.
+    /// Called on `queue` for each incoming message, replies included (`Connection.receiveReply` matches them).
     var onMessage: (Message) -> Void = { _ in }
+    /// Called on `queue` with the serial of each call whose deadline
+    /// (`setCallDeadline`) has passed.
+    var onCallDeadline: (UInt32) -> Void = { _ in }
     /// Told, on the queue, when the loop cannot go on (its poll failed): the
     /// connection closes with that error.
     var onFailure: (DBusError) -> Void = { _ in }
@@ -191,11 +194,26 @@ final class EventLoop: @unchecked Sendable {
         let interval: DispatchTimeInterval
     }
 
-    /// Every enabled libdbus timeout (each pending call has one), by address.
-    /// They share the poll thread's one deadline, set for the earliest of
-    /// them: nothing is made and destroyed per call.
+    /// Every enabled libdbus timeout, by address.
     private var deadlines: [UInt: Deadline] = [:]
+    /// The deadlines of the connection's calls awaiting replies, by serial.
+    /// Both kinds share the poll thread's one deadline, set for the earliest
+    /// of them: nothing is made and destroyed per call.
+    private var callDeadlines: [UInt32: DispatchTime] = [:]
     private var timerSetFor: DispatchTime?
+
+    /// Calls `onCallDeadline` with `serial` at `deadline`, unless cleared first. Runs on `queue`.
+    func setCallDeadline(_ deadline: DispatchTime, for serial: UInt32) {
+        callDeadlines[serial] = deadline
+        if let timerSetFor, timerSetFor <= deadline { return }
+        timerSetFor = deadline
+        poller?.setDeadline(deadline)
+    }
+
+    /// Forgets a call's deadline (its answer came). Runs on `queue`.
+    func clearCallDeadline(for serial: UInt32) {
+        callDeadlines.removeValue(forKey: serial)
+    }
 
     /// (Re)starts `timeout`'s interval when enabled, forgets it when not, as
     /// libdbus expects after an add or a toggle. Runs on `queue`.
@@ -220,7 +238,10 @@ final class EventLoop: @unchecked Sendable {
     /// and a call that comes and goes within its timeout (nearly every call)
     /// would move it twice.
     private func rescheduleTimer() {
-        guard let earliest = deadlines.values.lazy.map(\.next).min() else { return }
+        var found: DispatchTime?
+        for deadline in deadlines.values where found.map({ deadline.next < $0 }) ?? true { found = deadline.next }
+        for deadline in callDeadlines.values where found.map({ deadline < $0 }) ?? true { found = deadline }
+        guard let earliest = found else { return }
         if let timerSetFor, timerSetFor <= earliest { return }
         timerSetFor = earliest
         poller?.setDeadline(earliest)
@@ -236,6 +257,8 @@ final class EventLoop: @unchecked Sendable {
             deadlines[key]?.next = now + deadline.interval
             _ = dbus_timeout_handle(deadline.timeout)
         }
+        let due = callDeadlines.filter { $0.value <= now }.keys
+        for serial in due where callDeadlines.removeValue(forKey: serial) != nil { onCallDeadline(serial) }
         rescheduleTimer()
         scheduleDispatch()
     }
@@ -244,6 +267,7 @@ final class EventLoop: @unchecked Sendable {
     private func stopTimer() {
         timerSetFor = nil
         deadlines = [:]
+        callDeadlines = [:]
     }
 }
 

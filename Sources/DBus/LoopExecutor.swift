@@ -5,7 +5,7 @@ import Synchronization
 /// `Connection.answerCallsOnLoop`) on the loop queue itself.
 ///
 /// Such a task is woken where its reply was read: the poll thread handles a
-/// ready socket on the queue, libdbus completes the pending call, and the
+/// ready socket on the queue, the reply is matched to its call, and the
 /// resumed task runs right after, on the same thread, before the thread
 /// polls again. A forwarded call then costs no thread hand-off at all,
 /// where the global executor cost two (a worker to start the call, another

@@ -215,12 +215,18 @@ public final class Dispatcher: Sendable {
     }
 
     private func log(_ dispatch: Route, of url: ValidatedURL, caller: BusName, appID: String) {
-        let shown = configuration.verbose ? url.text : url.redacted
-        let who = appID.isEmpty ? caller.rawValue : "\(caller) (\(appID))"
-        var line = "open \(shown) from \(who): \(dispatch.outcome.rawValue)"
-        if let handler = dispatch.handler { line += " by handler \(handler)" }
-        if let rule = dispatch.rule { line += " by rule '\(rule)'" }
-        if let application = dispatch.application { line += " with \(application)" }
+        // Appended into one buffer: this line is written for every URL.
+        var line = "open "
+        line.reserveCapacity(160)
+        line += configuration.verbose ? url.text : url.redacted
+        line += " from "
+        line += caller.rawValue
+        if !appID.isEmpty { line += " (" + appID + ")" }
+        line += ": "
+        line += dispatch.outcome.rawValue
+        if let handler = dispatch.handler { line += " by handler " + String(handler) }
+        if let rule = dispatch.rule { line += " by rule '" + rule + "'" }
+        if let application = dispatch.application { line += " with " + application }
         if let message = dispatch.message {
             // A file's path is the URL's path, and the reasons for files name
             // it: without --verbose only scheme and host are logged.

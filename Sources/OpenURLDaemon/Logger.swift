@@ -25,8 +25,23 @@ public struct Logger: Sendable {
     /// `log` has escaped every newline in it.
     public static func standardError(threshold: Level) -> Logger {
         Logger(threshold: threshold) { level, message in
-            let line = "<\(level.rawValue)>" + message + "\n"
-            _ = line.withCString { write(2, $0, strlen($0)) }
+            // One writev of prefix, text and newline: nothing is copied to join them.
+            var text = message
+            let prefix: StaticString = switch level {
+            case .error: "<3>"
+            case .warning: "<4>"
+            case .info: "<6>"
+            case .debug: "<7>"
+            }
+            let newline: StaticString = "\n"
+            text.withUTF8 { body in
+                withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { parts in
+                    parts[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: prefix.utf8Start), iov_len: prefix.utf8CodeUnitCount)
+                    parts[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
+                    parts[2] = iovec(iov_base: UnsafeMutableRawPointer(mutating: newline.utf8Start), iov_len: 1)
+                    _ = writev(2, parts.baseAddress, 3)
+                }
+            }
         }
     }
 
