@@ -143,25 +143,32 @@ extension Connection {
         guard let interfaces else {
             return .reply(.failure(DBusError(.unknownObject, "no object at path \(path)")))
         }
-        let candidates: [ExportedInterface]
-        if let interface {
-            guard let found = interfaces.first(where: { $0.name == interface }) else {
-                return .reply(.failure(DBusError(.unknownInterface, "object \(path) has no interface \(interface)")))
+        // Plain loops over the exported interfaces: this runs for every call.
+        var method: ExportedMethod?
+        var interfaceFound = false
+        search: for exported in interfaces {
+            if let interface {
+                guard exported.name == interface else { continue }
+                interfaceFound = true
             }
-            candidates = [found]
-        } else {
-            candidates = interfaces
+            for candidate in exported.methods where candidate.name == member {
+                method = candidate
+                break search
+            }
+            if interface != nil { break }
         }
-        guard let method = candidates.lazy.flatMap(\.methods).first(where: { $0.name == member }) else {
+        if let interface, !interfaceFound {
+            return .reply(.failure(DBusError(.unknownInterface, "object \(path) has no interface \(interface)")))
+        }
+        guard let method else {
             let owner = interface.map { " on interface \($0)" } ?? ""
             return .reply(.failure(DBusError(.unknownMethod, "no method \(member)\(owner) at \(path)")))
         }
-        let signature = message.signature
-        guard signature == method.inputSignature else {
+        guard message.signatureText == method.inputSignature.rawValue else {
             return .reply(
                 .failure(
                     .invalidArgs(
-                        "\(member) takes arguments of type '\(method.inputSignature)', got '\(signature)'")))
+                        "\(member) takes arguments of type '\(method.inputSignature)', got '\(message.signature)'")))
         }
         do {
             return .run(method, MethodCall(message: message, arguments: try message.arguments()))
@@ -213,7 +220,7 @@ extension Connection {
     private func reply(to call: Message, with result: Result<[Value], DBusError>, declared method: ExportedMethod?) {
         guard call.expectsReply else { return }
         var result = result
-        if case .success(let values) = result, let method, values.signature != method.outputSignature {
+        if case .success(let values) = result, let method, !values.elementsEqual(method.resultTypes, by: { $0.type == $1 }) {
             result = .failure(
                 .failed(
                     "internal error: \(method.name) produced '\(values.signature)' instead of '\(method.outputSignature)'"

@@ -76,6 +76,9 @@ public struct ExportedMethod: Sendable {
         self.arguments = arguments
         self.results = results
         self.body = .immediate(handler)
+        self.inputSignature = Signature(arguments.map { $0.type })
+        self.resultTypes = results.map { $0.type }
+        self.outputSignature = Signature(resultTypes)
     }
 
     /// A method that may wait (for other calls, for a timer) before answering.
@@ -87,10 +90,16 @@ public struct ExportedMethod: Sendable {
         self.arguments = arguments
         self.results = results
         self.body = .deferred(asyncHandler)
+        self.inputSignature = Signature(arguments.map { $0.type })
+        self.resultTypes = results.map { $0.type }
+        self.outputSignature = Signature(resultTypes)
     }
 
-    var inputSignature: Signature { Signature(arguments.map(\.type)) }
-    var outputSignature: Signature { Signature(results.map(\.type)) }
+    /// What a call must carry, and what the handler must return: worked
+    /// out once, not for every call.
+    let inputSignature: Signature
+    let outputSignature: Signature
+    let resultTypes: [DBusType]
 }
 
 /// A read-only property an object exports through `org.freedesktop.DBus.Properties`.

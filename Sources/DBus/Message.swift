@@ -53,8 +53,11 @@ public final class Message: @unchecked Sendable {
     }
     /// The signature of the body; libdbus validated it when the message arrived.
     public var signature: Signature {
-        let text = dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
-        return (try? Signature(text)) ?? .empty
+        (try? Signature(signatureText)) ?? .empty
+    }
+    /// The signature's text, unparsed: what routing compares.
+    var signatureText: String {
+        dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
     }
     /// The message's serial number, unique per sender.
     public var serial: UInt32 { dbus_message_get_serial(raw) }

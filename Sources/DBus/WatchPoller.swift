@@ -35,6 +35,8 @@ final class WatchPoller: Sendable {
 
     private struct State {
         var enabled: [ObjectIdentifier: Entry] = [:]
+        /// Counts changes to `enabled`, so that the thread rebuilds its poll set only after one.
+        var generation: UInt64 = 0
         var stopped = false
         /// The wake-up descriptor is closed: the thread has ended (stopped, or its poll failed).
         var closed = false
@@ -88,6 +90,7 @@ final class WatchPoller: Sendable {
     func set(_ entry: Entry, enabled: Bool) {
         state.withLock { state in
             if enabled { state.enabled[ObjectIdentifier(entry)] = entry } else { state.enabled[ObjectIdentifier(entry)] = nil }
+            state.generation &+= 1
         }
         wakeUp()
     }
@@ -141,15 +144,23 @@ final class WatchPoller: Sendable {
                 wake.close()
             }
         }
+        // The poll set, rebuilt only when the watches change (not for every message).
+        var entries: [Entry] = []
+        var fds: [pollfd] = []
+        var built: UInt64?
         while true {
-            guard let (entries, deadline) = state.withLock({ $0.stopped ? nil : (Array($0.enabled.values), $0.deadline) }) else { return }
-            var fds = [pollfd(fd: wake.descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
-            for entry in entries {
-                var events: Int16 = 0
-                if entry.flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
-                if entry.flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-                fds.append(pollfd(fd: entry.fd, events: events, revents: 0))
+            guard let (generation, deadline) = state.withLock({ $0.stopped ? nil : ($0.generation, $0.deadline) }) else { return }
+            if built != generation {
+                (built, entries) = state.withLock { ($0.generation, Array($0.enabled.values)) }
+                fds = [pollfd(fd: wake.descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
+                for entry in entries {
+                    var events: Int16 = 0
+                    if entry.flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
+                    if entry.flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
+                    fds.append(pollfd(fd: entry.fd, events: events, revents: 0))
+                }
             }
+            for index in fds.indices { fds[index].revents = 0 }
             let wait = deadline.map { Self.milliseconds(until: $0) } ?? -1
             let ready = retryingOnInterrupt { fds.withUnsafeMutableBufferPointer { poll($0.baseAddress!, nfds_t($0.count), wait) } }
             guard ready >= 0 else {
@@ -159,7 +170,8 @@ final class WatchPoller: Sendable {
                 return
             }
             if fds[0].revents != 0 { wake.drain() }
-            for (entry, polled) in zip(entries, fds.dropFirst()) where polled.revents != 0 {
+            for (offset, entry) in entries.enumerated() where fds[offset + 1].revents != 0 {
+                let polled = fds[offset + 1]
                 var flags: UInt32 = 0
                 if polled.revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
                 if polled.revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
