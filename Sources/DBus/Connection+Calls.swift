@@ -39,6 +39,20 @@ extension Connection {
         return try result.get()
     }
 
+    /// Sends a method call now and returns at once; `SentCall.reply()`
+    /// awaits its answer. A caller overlaps the round trip with its own work
+    /// this way (the launcher asks systemd for the session's environment
+    /// while it looks the application up). The reply rule, the deadline
+    /// (counted from now) and `awaitingAtMost` are those of `call`.
+    public func send(
+        call message: Message, timeout: Duration = .seconds(25), awaitingAtMost limit: Int? = nil
+    ) -> SentCall {
+        let pending = PendingCall(connection: self, destination: message.destination)
+        pending.awaitingLimit = limit
+        loop.sync { start(pending, message, timeout: timeout) }
+        return SentCall(pending: pending)
+    }
+
     /// Calls a method and returns the reply's arguments.
     ///
     /// - Parameter autoStart: let the bus start the destination through D-Bus
@@ -148,6 +162,23 @@ extension Connection {
             loop.clearCallDeadline(for: pending.serial)
             keepAwaitingAfterGivingUp(pending)
         }
+    }
+}
+
+/// A method call already sent (`Connection.send(call:)`), whose reply is awaited later.
+public struct SentCall: Sendable {
+    let pending: PendingCall
+
+    /// Waits for the reply, which may have come already.
+    /// - Throws: as `Connection.call`: the peer's error, `NoReply` at the
+    ///   deadline, `Disconnected`; cancelling the waiting task gives up the call.
+    public func reply() async throws(DBusError) -> Message {
+        let result: Result<Message, DBusError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { pending.install($0) }
+        } onCancel: {
+            pending.cancel()
+        }
+        return try result.get()
     }
 }
 

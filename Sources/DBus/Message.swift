@@ -173,5 +173,5 @@ extension Message {
 
     /// Marks the message so that the bus does not start its destination
     /// through D-Bus activation (`NO_AUTO_START`) when nobody owns the name.
-    func setNoAutoStart() { dbus_message_set_auto_start(raw, 0) }
+    public func setNoAutoStart() { dbus_message_set_auto_start(raw, 0) }
 }

@@ -72,8 +72,10 @@ public final class DesktopURLOpener: URLOpener {
         let mime = url.scheme == "file" ? MimeDatabase.load(database.base) : nil
         let admitted: AdmittedURL
         do { admitted = try admit(url, mime: mime) } catch { return .refused(reason: error.reason) }
+        // Asked for now: its round trip overlaps the lookup below.
+        let environment = launcher.requestEnvironment()
         if let file = admitted.file, let mime {
-            return await open(admitted, file: file, globs: mime.globs, activationToken: activationToken)
+            return await open(admitted, file: file, globs: mime.globs, activationToken: activationToken, environment: environment)
         }
         let found: DesktopEntry?
         do {
@@ -84,7 +86,7 @@ public final class DesktopURLOpener: URLOpener {
         guard let entry = found else {
             return .noApplication(reason: "no application is set up for x-scheme-handler/\(url.scheme)")
         }
-        return await launch(admitted, with: entry, activationToken: activationToken)
+        return await launch(admitted, with: entry, activationToken: activationToken, environment: environment)
     }
 
     /// Opens `url` with a target (`Open=`): an application, one of its
@@ -152,9 +154,11 @@ public final class DesktopURLOpener: URLOpener {
         return await launch(admitted, with: DesktopEntry(id: name, commandLine: commandLine), activationToken: activationToken)
     }
 
-    private func launch(_ admitted: AdmittedURL, with entry: DesktopEntry, activationToken: String?) async -> LaunchResult {
+    private func launch(
+        _ admitted: AdmittedURL, with entry: DesktopEntry, activationToken: String?, environment: Launcher.EnvironmentRequest? = nil
+    ) async -> LaunchResult {
         do {
-            try await launcher.open(admitted, with: entry, activationToken: activationToken)
+            try await launcher.open(admitted, with: entry, activationToken: activationToken, environment: environment)
             return .opened(application: entry.id)
         } catch {
             return .launchFailed(application: entry.id, reason: error.reason)
@@ -172,13 +176,15 @@ public final class DesktopURLOpener: URLOpener {
     /// type (or the nearest of its parent types that has one), as GIO and
     /// xdg-open open files; the dispatcher itself is never chosen, even when
     /// it is the default for `text/html`.
-    private func open(_ admitted: AdmittedURL, file: LocalFile, globs: MimeGlobs, activationToken: String?) async -> LaunchResult {
+    private func open(
+        _ admitted: AdmittedURL, file: LocalFile, globs: MimeGlobs, activationToken: String?, environment: Launcher.EnvironmentRequest
+    ) async -> LaunchResult {
         let found: DesktopEntry?
         do { found = try entry(forType: file.mimeType, globs: globs) } catch {
             return .launchFailed(application: nil, reason: "cannot read the application directories: \(error)")
         }
         guard let entry = found else { return .noApplication(reason: "no application is set up for \(file.mimeType) (\(file.path))") }
-        return await launch(admitted, with: entry, activationToken: activationToken)
+        return await launch(admitted, with: entry, activationToken: activationToken, environment: environment)
     }
 
     private func entry(forType mimeType: String, globs: MimeGlobs) throws(ResourceExhausted) -> DesktopEntry? {

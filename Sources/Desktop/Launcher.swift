@@ -43,9 +43,12 @@ public final class Launcher: Sendable {
     /// - Parameter options: the application's own options before the URL (a browser
     ///   profile's); a `DBusActivatable` entry is then run from its `Exec`, which can take them.
     /// - Returns: the PID of a spawned process, `nil` for D-Bus activation.
+    /// - Parameter environment: the manager's environment, asked for by the
+    ///   caller before its own lookups (`requestEnvironment`); asked for here when `nil`.
     @discardableResult
     public func open(
-        _ admitted: AdmittedURL, with entry: DesktopEntry, options: [String] = [], activationToken: String?
+        _ admitted: AdmittedURL, with entry: DesktopEntry, options: [String] = [], activationToken: String?,
+        environment request: EnvironmentRequest? = nil
     ) async throws(Failure) -> pid_t? {
         let url = admitted.url.text
         let localPath = admitted.file?.path
@@ -60,7 +63,7 @@ public final class Launcher: Sendable {
         } catch {
             throw Failure(reason: "\(entry.id): invalid Exec line: \(error)")
         }
-        let environment = await launchEnvironment(token: activationToken)
+        let environment = await launchEnvironment(token: activationToken, from: request ?? requestEnvironment())
         if entry.terminal {
             guard findExecutable("xdg-terminal-exec", path: environment["PATH"]) != nil else {
                 throw Failure(reason: "\(entry.id) runs in a terminal (Terminal=true), and xdg-terminal-exec is not installed")
@@ -83,25 +86,40 @@ public final class Launcher: Sendable {
         return pid
     }
 
+    /// The systemd user manager's environment, asked for before the lookups
+    /// that precede a launch, so that its round trip overlaps them instead
+    /// of following them. `systemd1.Manager.Environment` emits no change
+    /// signal, so it is asked for at each launch rather than kept.
+    public struct EnvironmentRequest: Sendable {
+        fileprivate let sent: SentCall?
+    }
+
+    /// Sends the request for `org.freedesktop.systemd1.Manager.Environment`,
+    /// which holds what the session imported after we started (`DISPLAY`,
+    /// `WAYLAND_DISPLAY`, …). Never auto-started: without a user manager the
+    /// bus answers at once.
+    public func requestEnvironment() -> EnvironmentRequest {
+        guard let connection, let timeout = LaunchDeadline.timeout(atMost: .seconds(1)),
+              let message = try? Message.methodCall(
+                  destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1", interface: "org.freedesktop.DBus.Properties",
+                  member: "Get", arguments: [.string("org.freedesktop.systemd1.Manager"), .string("Environment")])
+        else { return EnvironmentRequest(sent: nil) }
+        message.setNoAutoStart()
+        return EnvironmentRequest(sent: connection.send(call: message, timeout: timeout))
+    }
+
     /// The environment for a launched application.
-    func launchEnvironment(token: String?) async -> [String: String] {
+    func launchEnvironment(token: String?, from request: EnvironmentRequest) async -> [String: String] {
         var result = environment
-        if let connection, let manager = await managerEnvironment(on: connection) {
+        if let manager = await managerEnvironment(from: request) {
             result.merge(manager) { _, fromManager in fromManager }
         }
         return LaunchEnvironment.forLaunch(from: result, token: token)
     }
 
-    /// `org.freedesktop.systemd1.Manager.Environment`, which holds what the
-    /// session imported after we started (`DISPLAY`, `WAYLAND_DISPLAY`, …).
-    /// Never auto-started: without a user manager the bus answers at once.
-    private func managerEnvironment(on connection: Connection) async -> [String: String]? {
+    private func managerEnvironment(from request: EnvironmentRequest) async -> [String: String]? {
         guard
-            let timeout = LaunchDeadline.timeout(atMost: .seconds(1)),
-            let reply = try? await connection.call(
-                "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.DBus.Properties", "Get",
-                [.string("org.freedesktop.systemd1.Manager"), .string("Environment")], timeout: timeout,
-                autoStart: false),
+            let reply = try? await request.sent?.reply().arguments(),
             let entries = (try? reply.decode(Variant.self))?.get([String].self)
         else { return nil }
         var result: [String: String] = [:]

@@ -176,6 +176,28 @@ struct BusTests {
         }
     }
 
+    /// `send(call:)` sends at once and returns; the reply is kept until it is
+    /// awaited, however long after it came, and the deadline counts from the send.
+    @Test func aCallSentNowIsAnsweredWhenItsReplyIsAwaitedLater() async throws {
+        try await withPeers { _, server, client in
+            let add = try Message.methodCall(
+                destination: server.uniqueName, path: Self.path, interface: Self.interface, member: "Add", arguments: [.int32(2), .int32(3)])
+            let sent = client.send(call: add, timeout: .seconds(5))
+            // Long enough for the reply to arrive before anyone waits for it.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await sent.reply().arguments() == [.int32(5)])
+
+            let never = try Message.methodCall(destination: server.uniqueName, path: Self.path, interface: Self.interface, member: "Never")
+            let clock = ContinuousClock()
+            let start = clock.now
+            let unanswered = client.send(call: never, timeout: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(500))
+            let error = await #expect(throws: DBusError.self) { try await unanswered.reply() }
+            #expect(error?.name == .noReply)
+            #expect(clock.now - start < .seconds(3))
+        }
+    }
+
     @Test func aPeerThatDisconnectsMidCallEndsTheCallPromptly() async throws {
         try await withPeers { _, server, client in
             let clock = ContinuousClock()
