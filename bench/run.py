@@ -434,6 +434,9 @@ def main():
 
     # 6. Open through the default app: request → recorder has the URL.
     def launch(cmd_for, runs):
+        delays, wholes = launch_samples(cmd_for, runs)
+        return statistics.median(delays), statistics.median(wholes)
+    def launch_samples(cmd_for, runs):
         delays, wholes = [], []
         for i in range(runs):
             url = f"https://launch.example/{cmd_for.__name__}/{i}/{time.monotonic_ns()}"
@@ -456,21 +459,28 @@ def main():
                 raise SystemExit(f"bench: {cmd_for(url)[0]} never delivered {url}")
             delays.append((arrived - t0) / 1e6)
             wholes.append(whole / 1e6)
-        return statistics.median(delays), statistics.median(wholes)
+        return delays, wholes
     def openurl_daemon(url): return [e.openurl, url]
     def gio_open(url): return ["gio", "open", url]
     def xdg_open(url): return ["xdg-open", url]
     def dbus_call(url): return [e.busbench, "client", e.address, *DISP, url, "1"]
     def spawner_call(url): return [e.busbench, "client", e.address, "org.bench.Spawner", "/", "org.openurld.Dispatcher1", "OpenURL", url, "1"]
     def swift_call(url): return [e.swift_client, url]
-    via_daemon = launch(openurl_daemon, LAUNCHES)
-    via_call = launch(dbus_call, LAUNCHES)
-    via_swift = launch(swift_call, LAUNCHES)
-    stop(daemon)
-    # The floor: a C client process, the bus, a C spawner, the app.
+    # The floor: a C client process, the bus, a C spawner, the app. It runs
+    # beside the daemon (on the daemon's CPU), and the launches alternate in
+    # rounds (floor, then each way through the daemon), so that a busier
+    # minute of this shared machine costs floor and daemon alike.
     spawner = start([e.busbench, "spawner", e.address, "org.bench.Spawner", e.busbench, "record", e.log], cpu=1)
-    spawned = launch(spawner_call, LAUNCHES)
+    ways = {"spawned": spawner_call, "via_daemon": openurl_daemon, "via_call": dbus_call, "via_swift": swift_call}
+    samples = {k: ([], []) for k in ways}
+    for _ in range(ROUNDS):
+        for k, way in ways.items():
+            delays, wholes = launch_samples(way, max(1, LAUNCHES // ROUNDS))
+            samples[k][0].extend(delays)
+            samples[k][1].extend(wholes)
+    spawned, via_daemon, via_call, via_swift = (tuple(statistics.median(v) for v in samples[k]) for k in ways)
     stop(spawner)
+    stop(daemon)
     def openurl_direct(url): return [e.openurl, url]
     direct = launch(openurl_direct, LAUNCHES)
     gio = launch(gio_open, LAUNCHES)
