@@ -44,7 +44,7 @@ extension Dispatcher {
                         let handler = try Self.mapped {
                             () throws(RoutingError) in
                             try withRegistry { registry throws(RoutingError) in
-                                try registry.register(spec, owner: call.sender.rawValue, payload: HandlerEndpoint(path: path))
+                                try registry.register(spec, owner: call.sender.rawValue, payload: HandlerEndpoint(path: path.rawValue))
                             }
                         }
                         logger.info("\(call.sender) registered handler \(handler.id) '\(spec.name)' for \(spec.schemes.joined(separator: ","))")

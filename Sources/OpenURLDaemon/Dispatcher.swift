@@ -167,7 +167,7 @@ public final class Dispatcher: Sendable {
             // asked is not decided (LimitsExceeded is undecided): nothing is
             // opened, so a flood cannot make a slow guard pass.
             let reply = try await connection.call(
-                BusName(trusted: handler.owner), handler.payload.path, DispatcherAPI.handlerInterface, DispatcherAPI.Member.handleURL,
+                BusName(trusted: handler.owner), ObjectPath(trusted: handler.payload.path), DispatcherAPI.handlerInterface, DispatcherAPI.Member.handleURL,
                 [.string(url.text), context.dbusValue], timeout: timeout, awaitingAtMost: Self.maximumCallsPerHandlerConnection)
             answer = Self.answer(from: reply)
         } catch {

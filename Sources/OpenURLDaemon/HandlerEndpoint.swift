@@ -2,12 +2,6 @@ import DBus
 import DispatcherAPI
 import Routing
 
-/// Where a run-time handler lives: the object its owner exported.
-public struct HandlerEndpoint: Sendable, Equatable {
-    /// The object path its owner exported it at.
-    public let path: ObjectPath
-}
-
 extension HandlerSpec {
     /// Reads a spec from `RegisterHandler`'s dictionary (the contract's
     /// `HandlerMatch`), then validates its values.

@@ -101,6 +101,11 @@ public struct Router<Endpoint: Sendable>: Sendable {
     ///   - callerAppID: for rules' `Callers=`; `nil` when unknown.
     ///   - asking: whether to ask the person first, and what to tell the chooser.
     ///   - onRuleFailure: told when a rule could not do its work (it then passes, like a failing handler).
+    ///
+    /// Compiled for the daemon's handlers too (`HandlerEndpoint`): left
+    /// generic, every walk looked up the metadata of `Handler`, `Step` and
+    /// `Route` at run time.
+    @_specialize(exported: true, where Endpoint == HandlerEndpoint)
     public func open(
         _ url: ValidatedURL, caller: String, callerAppID: String?, activationToken: String?, asking: Asking = Asking(),
         onRuleFailure: @Sendable (Rule, String) -> Void = { _, _ in }

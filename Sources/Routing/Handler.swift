@@ -12,12 +12,24 @@ public struct Handler<Payload: Sendable>: Sendable {
     /// registration at run time; see `WalkPosition`.
     public let isConfigured: Bool
 
+    @usableFromInline
+    init(id: UInt32, owner: String, spec: HandlerSpec, payload: Payload, isConfigured: Bool) {
+        self.id = id
+        self.owner = owner
+        self.spec = spec
+        self.payload = payload
+        self.isConfigured = isConfigured
+    }
+
     /// Where this handler stands in the walk for URLs opened by `caller`.
+    /// Inlinable, as `walk` is: it runs for every handler of every walk.
+    @inlinable
     public func position(for caller: String) -> WalkPosition {
         WalkPosition(isCallersOwn: spec.scope == .caller && owner == caller, priority: spec.priority, isConfigured: isConfigured, id: id)
     }
 
     /// The same handler with another payload, e.g. to walk handlers of two registries together.
+    @inlinable
     public func withPayload<Other>(_ transform: (Payload) -> Other) -> Handler<Other> {
         Handler<Other>(id: id, owner: owner, spec: spec, payload: transform(payload), isConfigured: isConfigured)
     }
@@ -39,6 +51,7 @@ public struct WalkPosition: Comparable, Hashable, Sendable {
     public let id: UInt32
 
     /// A position from its parts.
+    @inlinable
     public init(isCallersOwn: Bool, priority: Int32, isConfigured: Bool = false, id: UInt32) {
         self.isCallersOwn = isCallersOwn
         self.priority = priority
@@ -46,6 +59,7 @@ public struct WalkPosition: Comparable, Hashable, Sendable {
         self.id = id
     }
 
+    @inlinable
     public static func < (a: WalkPosition, b: WalkPosition) -> Bool {
         if a.isCallersOwn != b.isCallersOwn { return a.isCallersOwn }
         if a.priority != b.priority { return a.priority > b.priority }

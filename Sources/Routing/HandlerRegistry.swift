@@ -118,6 +118,9 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     /// - Parameter position: only handlers strictly outside it are returned;
     ///   after a rewrite, the walk passes the rewriting handler's position so
     ///   that it never goes back inwards.
+    ///
+    /// Compiled for the daemon's handlers too, not only generically: this runs for every URL.
+    @_specialize(exported: true, where Payload == HandlerEndpoint)
     public func candidates(for url: ValidatedURL, caller: String, outside position: WalkPosition? = nil)
         -> [Handler<Payload>]
     {

@@ -55,6 +55,16 @@ public struct TraceEntry: Sendable, Equatable {
     public let answer: HandlerAnswer
     /// Set when the handler's answer was not taken as given (e.g. an invalid rewrite).
     public let note: String?
+
+    @usableFromInline
+    init(handlerID: UInt32, isConfigured: Bool, handlerName: String, url: String, answer: HandlerAnswer, note: String?) {
+        self.handlerID = handlerID
+        self.isConfigured = isConfigured
+        self.handlerName = handlerName
+        self.url = url
+        self.answer = answer
+        self.note = note
+    }
 }
 
 /// The result of a walk.
@@ -65,6 +75,13 @@ public struct WalkResult: Sendable, Equatable {
     public let finalURL: ValidatedURL
     /// Every handler asked, in order.
     public let trace: [TraceEntry]
+
+    @usableFromInline
+    init(outcome: WalkOutcome, finalURL: ValidatedURL, trace: [TraceEntry]) {
+        self.outcome = outcome
+        self.finalURL = finalURL
+        self.trace = trace
+    }
 
     /// Whether the URL was accepted by a handler (fallback not included).
     public var wasHandled: Bool { if case .handled = outcome { true } else { false } }
@@ -80,6 +97,10 @@ public struct WalkResult: Sendable, Equatable {
 ///   - ask: asks one handler; the daemon makes the D-Bus call here.
 ///   - mayContinue: checked before each handler; `false` (the walk deadline
 ///     passed) skips the remaining handlers, as if each had passed.
+///
+/// Inlinable: the router, specialized for the daemon's handlers, specializes
+/// the walk with it instead of calling it generically.
+@inlinable
 public func walk<Payload>(
     _ url: ValidatedURL, caller: String,
     candidates: (ValidatedURL, WalkPosition?) -> [Handler<Payload>],
