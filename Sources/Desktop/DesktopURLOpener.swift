@@ -72,10 +72,8 @@ public final class DesktopURLOpener: URLOpener {
         let mime = url.scheme == "file" ? MimeDatabase.load(database.base) : nil
         let admitted: AdmittedURL
         do { admitted = try admit(url, mime: mime) } catch { return .refused(reason: error.reason) }
-        // Asked for now: its round trip overlaps the lookup below.
-        let environment = launcher.requestEnvironment()
         if let file = admitted.file, let mime {
-            return await open(admitted, file: file, globs: mime.globs, activationToken: activationToken, environment: environment)
+            return await open(admitted, file: file, globs: mime.globs, activationToken: activationToken)
         }
         let found: DesktopEntry?
         do {
@@ -86,7 +84,7 @@ public final class DesktopURLOpener: URLOpener {
         guard let entry = found else {
             return .noApplication(reason: "no application is set up for x-scheme-handler/\(url.scheme)")
         }
-        return await launch(admitted, with: entry, activationToken: activationToken, environment: environment)
+        return await launch(admitted, with: entry, activationToken: activationToken)
     }
 
     /// Opens `url` with a target (`Open=`): an application, one of its
@@ -154,11 +152,9 @@ public final class DesktopURLOpener: URLOpener {
         return await launch(admitted, with: DesktopEntry(id: name, commandLine: commandLine), activationToken: activationToken)
     }
 
-    private func launch(
-        _ admitted: AdmittedURL, with entry: DesktopEntry, activationToken: String?, environment: Launcher.EnvironmentRequest? = nil
-    ) async -> LaunchResult {
+    private func launch(_ admitted: AdmittedURL, with entry: DesktopEntry, activationToken: String?) async -> LaunchResult {
         do {
-            try await launcher.open(admitted, with: entry, activationToken: activationToken, environment: environment)
+            try await launcher.open(admitted, with: entry, activationToken: activationToken)
             return .opened(application: entry.id)
         } catch {
             return .launchFailed(application: entry.id, reason: error.reason)
@@ -176,15 +172,13 @@ public final class DesktopURLOpener: URLOpener {
     /// type (or the nearest of its parent types that has one), as GIO and
     /// xdg-open open files; the dispatcher itself is never chosen, even when
     /// it is the default for `text/html`.
-    private func open(
-        _ admitted: AdmittedURL, file: LocalFile, globs: MimeGlobs, activationToken: String?, environment: Launcher.EnvironmentRequest
-    ) async -> LaunchResult {
+    private func open(_ admitted: AdmittedURL, file: LocalFile, globs: MimeGlobs, activationToken: String?) async -> LaunchResult {
         let found: DesktopEntry?
         do { found = try entry(forType: file.mimeType, globs: globs) } catch {
             return .launchFailed(application: nil, reason: "cannot read the application directories: \(error)")
         }
         guard let entry = found else { return .noApplication(reason: "no application is set up for \(file.mimeType) (\(file.path))") }
-        return await launch(admitted, with: entry, activationToken: activationToken, environment: environment)
+        return await launch(admitted, with: entry, activationToken: activationToken)
     }
 
     private func entry(forType mimeType: String, globs: MimeGlobs) throws(ResourceExhausted) -> DesktopEntry? {

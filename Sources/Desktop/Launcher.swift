@@ -43,12 +43,9 @@ public final class Launcher: Sendable {
     /// - Parameter options: the application's own options before the URL (a browser
     ///   profile's); a `DBusActivatable` entry is then run from its `Exec`, which can take them.
     /// - Returns: the PID of a spawned process, `nil` for D-Bus activation.
-    /// - Parameter environment: the manager's environment, asked for by the
-    ///   caller before its own lookups (`requestEnvironment`); asked for here when `nil`.
     @discardableResult
     public func open(
-        _ admitted: AdmittedURL, with entry: DesktopEntry, options: [String] = [], activationToken: String?,
-        environment request: EnvironmentRequest? = nil
+        _ admitted: AdmittedURL, with entry: DesktopEntry, options: [String] = [], activationToken: String?
     ) async throws(Failure) -> pid_t? {
         let url = admitted.url.text
         let localPath = admitted.file?.path
@@ -57,13 +54,15 @@ public final class Launcher: Sendable {
             return nil
         }
         guard let exec = entry.exec else { throw Failure(reason: "\(entry.id) has no Exec line") }
+        // Asked for now, answered while the Exec line is read and the program found.
+        let request = requestEnvironment()
         var argv: [String]
         do {
             argv = try ExecLine(exec).arguments(for: url, localPath: localPath, entry: entry, options: options)
         } catch {
             throw Failure(reason: "\(entry.id): invalid Exec line: \(error)")
         }
-        let environment = await launchEnvironment(token: activationToken, from: request ?? requestEnvironment())
+        let environment = await launchEnvironment(token: activationToken, from: request)
         if entry.terminal {
             guard findExecutable("xdg-terminal-exec", path: environment["PATH"]) != nil else {
                 throw Failure(reason: "\(entry.id) runs in a terminal (Terminal=true), and xdg-terminal-exec is not installed")
@@ -86,11 +85,12 @@ public final class Launcher: Sendable {
         return pid
     }
 
-    /// The systemd user manager's environment, asked for before the lookups
-    /// that precede a launch, so that its round trip overlaps them instead
-    /// of following them. `systemd1.Manager.Environment` emits no change
-    /// signal, so it is asked for at each launch rather than kept.
-    public struct EnvironmentRequest: Sendable {
+    /// The systemd user manager's environment, asked for before the work
+    /// that precedes a spawn, so that its round trip overlaps that work
+    /// instead of following it; only for a spawn, so that a URL nothing
+    /// opens, or a D-Bus activation, costs no call. `systemd1.Manager.Environment`
+    /// emits no change signal, so it is asked for at each launch rather than kept.
+    struct EnvironmentRequest: Sendable {
         fileprivate let sent: SentCall?
     }
 
@@ -98,7 +98,7 @@ public final class Launcher: Sendable {
     /// which holds what the session imported after we started (`DISPLAY`,
     /// `WAYLAND_DISPLAY`, …). Never auto-started: without a user manager the
     /// bus answers at once.
-    public func requestEnvironment() -> EnvironmentRequest {
+    func requestEnvironment() -> EnvironmentRequest {
         guard let connection, let timeout = LaunchDeadline.timeout(atMost: .seconds(1)),
               let message = try? Message.methodCall(
                   destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1", interface: "org.freedesktop.DBus.Properties",
