@@ -72,13 +72,7 @@ public struct ExportedMethod: Sendable {
         _ name: MemberName, arguments: [Argument] = [], results: [Argument] = [],
         handler: @escaping @Sendable (MethodCall) throws(DBusError) -> [Value]
     ) {
-        self.name = name
-        self.arguments = arguments
-        self.results = results
-        self.body = .immediate(handler)
-        self.inputSignature = Signature(arguments.map { $0.type })
-        self.resultTypes = results.map { $0.type }
-        self.outputSignature = Signature(resultTypes)
+        self.init(name, arguments: arguments, results: results, body: .immediate(handler))
     }
 
     /// A method that may wait (for other calls, for a timer) before answering.
@@ -86,10 +80,14 @@ public struct ExportedMethod: Sendable {
         _ name: MemberName, arguments: [Argument] = [], results: [Argument] = [],
         asyncHandler: @escaping @Sendable (MethodCall) async throws(DBusError) -> [Value]
     ) {
+        self.init(name, arguments: arguments, results: results, body: .deferred(asyncHandler))
+    }
+
+    private init(_ name: MemberName, arguments: [Argument], results: [Argument], body: Body) {
         self.name = name
         self.arguments = arguments
         self.results = results
-        self.body = .deferred(asyncHandler)
+        self.body = body
         self.inputSignature = Signature(arguments.map { $0.type })
         self.resultTypes = results.map { $0.type }
         self.outputSignature = Signature(resultTypes)

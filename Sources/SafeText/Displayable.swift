@@ -18,7 +18,7 @@ public func displayable(_ text: String) -> String {
     // Printable ASCII, which nearly every log line is, needs no look at
     // Unicode properties (that cost was most of a forwarded call's CPU);
     // other bytes are looked at scalar by scalar, ASCII ones on the fast path.
-    guard needsEscaping(text) else { return text }
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
     for scalar in text.unicodeScalars {
@@ -32,30 +32,6 @@ public func displayable(_ text: String) -> String {
         }
     }
     return output
-}
-
-/// Whether `displayable` would change `text`: one pass over its UTF-8,
-/// decoding only the bytes that are not printable ASCII (a log line's "…").
-private func needsEscaping(_ text: String) -> Bool {
-    var text = text
-    return text.withUTF8 { bytes in
-        var index = 0
-        while index < bytes.count {
-            let lead = bytes[index]
-            if lead >= 0x20 && lead < 0x7F {
-                index += 1
-                continue
-            }
-            if lead < 0x80 { return true }  // C0 or DEL
-            // A String's UTF-8 is valid: the lead byte gives the length.
-            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
-            var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
-            for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
-            if needsEscape(Unicode.Scalar(value)!) { return true }
-            index += length
-        }
-        return false
-    }
 }
 
 extension Unicode.Scalar {
