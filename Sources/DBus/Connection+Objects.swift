@@ -63,9 +63,10 @@ extension Connection {
             let id = state.nextCallID
             state.nextCallID += 1
             state.callsInFlight[id] = Task(executorPreference: state.loopExecutor) { [self] in
-                let result: Result<[Value], DBusError>
-                do throws(DBusError) { result = .success(try await handler(deferred.call)) } catch { result = .failure(error) }
-                reply(to: deferred.message, with: result, declared: deferred.method)
+                let answer: Result<MethodAnswer, DBusError>
+                do throws(DBusError) { answer = .success(try await handler(deferred.call)) } catch { answer = .failure(error) }
+                reply(to: deferred.message, with: answer.map(\.values), declared: deferred.method)
+                if case .success(let answered) = answer { answered.afterReply?() }
                 let next = self.state.withLock { state in
                     state.callsInFlight[id] = nil
                     return state.callQueues.finished(from: sender)

@@ -49,14 +49,32 @@ public struct MethodCall: Sendable {
     public var path: ObjectPath { message.path ?? .root }
 }
 
+/// What an `async` method answers, and what it does once that answer is sent.
+public struct MethodAnswer: Sendable {
+    /// The reply's values.
+    public var values: [Value]
+    /// Runs in the method's task right after the reply is handed to the
+    /// connection (written to the socket unless it is full), and before the
+    /// call counts as answered (`Connection.callsInFlight`): work the caller
+    /// need not wait for, such as a log line. Not run when the method throws.
+    public var afterReply: (@Sendable () -> Void)?
+
+    /// An answer of `values`, then `afterReply`.
+    public init(_ values: [Value], afterReply: (@Sendable () -> Void)? = nil) {
+        self.values = values
+        self.afterReply = afterReply
+    }
+}
+
 /// A method an object exports.
 public struct ExportedMethod: Sendable {
     /// How a method produces its reply.
     public enum Body: Sendable {
         /// Runs on the connection's loop queue, in message order; keep it short.
         case immediate(@Sendable (MethodCall) throws(DBusError) -> [Value])
-        /// Runs in its own task; the reply is sent when it returns.
-        case deferred(@Sendable (MethodCall) async throws(DBusError) -> [Value])
+        /// Runs in its own task; the reply is sent when it returns, then
+        /// the answer's `afterReply` runs.
+        case deferred(@Sendable (MethodCall) async throws(DBusError) -> MethodAnswer)
     }
 
     /// The method's name.
@@ -80,7 +98,16 @@ public struct ExportedMethod: Sendable {
         _ name: MemberName, arguments: [Argument] = [], results: [Argument] = [],
         asyncHandler: @escaping @Sendable (MethodCall) async throws(DBusError) -> [Value]
     ) {
-        self.init(name, arguments: arguments, results: results, body: .deferred(asyncHandler))
+        self.init(name, arguments: arguments, results: results, body: .deferred { call throws(DBusError) in MethodAnswer(try await asyncHandler(call)) })
+    }
+
+    /// A method that may wait before answering, and has work to do once
+    /// the caller has its answer (`MethodAnswer.afterReply`).
+    public init(
+        _ name: MemberName, arguments: [Argument] = [], results: [Argument] = [],
+        asyncAnswer: @escaping @Sendable (MethodCall) async throws(DBusError) -> MethodAnswer
+    ) {
+        self.init(name, arguments: arguments, results: results, body: .deferred(asyncAnswer))
     }
 
     private init(_ name: MemberName, arguments: [Argument], results: [Argument], body: Body) {

@@ -16,22 +16,22 @@ extension Dispatcher {
             methods: [
                 ExportedMethod(
                     DispatcherAPI.Member.openURL, arguments: DispatcherAPI.Signatures.openURL.arguments, results: DispatcherAPI.Signatures.openURL.results,
-                    asyncHandler: { [self] call throws(DBusError) in
+                    asyncAnswer: { [self] call throws(DBusError) in
                         let url = try Self.validated(try call.arguments.decode(String.self))
-                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: nil)
-                        return [.boolean(result.outcome.isAccepted)]
+                        let walk = try await dispatchCounted(url, caller: call.sender, activationToken: nil)
+                        return MethodAnswer([.boolean(walk.route.outcome.isAccepted)], afterReply: { [self] in log(walk) })
                     }),
                 ExportedMethod(
                     DispatcherAPI.Member.openURLWithOptions, arguments: DispatcherAPI.Signatures.openURLWithOptions.arguments,
                     results: DispatcherAPI.Signatures.openURLWithOptions.results,
-                    asyncHandler: { [self] call throws(DBusError) in
+                    asyncAnswer: { [self] call throws(DBusError) in
                         let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
                         let url = try Self.validated(text)
                         let token = try Self.activationToken(DispatcherAPI.OptionKey.activationToken, in: options)
                         let asking = try Self.asking(in: options)
                         let notifying = try Self.flag(DispatcherAPI.OptionKey.notifyFailure, in: options)
-                        let result = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking, notifying: notifying)
-                        return result.report.reply
+                        let walk = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking, notifying: notifying)
+                        return MethodAnswer(walk.route.report.reply, afterReply: { [self] in log(walk) })
                     }),
                 ExportedMethod(
                     DispatcherAPI.Member.registerHandler, arguments: DispatcherAPI.Signatures.registerHandler.arguments,
@@ -145,7 +145,7 @@ extension Dispatcher {
     private func dispatchCounted(
         _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init(),
         notifying: Bool = false
-    ) async throws(DBusError) -> Route {
+    ) async throws(DBusError) -> Dispatch {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
         defer { endWork() }
         return await dispatch(url, caller: caller, activationToken: activationToken, asking: asking, notifying: notifying)
@@ -162,8 +162,9 @@ extension Dispatcher {
             first.wait(continuation)
             Task {
                 defer { endWork() }
-                let route = await dispatch(url, caller: caller, activationToken: activationToken, asking: .init(onAsk: { first.give(nil) }))
-                if !first.give(route) { notifyIfFailed(route, of: url) }
+                let walk = await dispatch(url, caller: caller, activationToken: activationToken, asking: .init(onAsk: { first.give(nil) }))
+                log(walk)
+                if !first.give(walk.route) { notifyIfFailed(walk.route, of: url) }
             }
         }
     }

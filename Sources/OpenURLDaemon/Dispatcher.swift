@@ -108,8 +108,10 @@ public final class Dispatcher: Sendable {
     /// - Parameter notifying: show a failure as a desktop notification (the
     ///   caller has nobody to tell: `openurl` with no terminal). A rule that
     ///   fails is always shown: the walk goes on, so no caller hears of it.
+    /// - Returns: the walk; its log line is written by `log(_:)`, which the
+    ///   D-Bus methods call once their reply is sent.
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?,
-                         asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Route {
+                         asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Dispatch {
         // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.
@@ -120,10 +122,18 @@ public final class Dispatcher: Sendable {
                 logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
                 notices.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
             }
-        log(route, of: url, caller: caller, appID: appID.ifKnown ?? "")
         if let remembered = route.remembered { keep(remembered) }
         if notifying { notifyIfFailed(route, of: url) }
-        return route
+        return Dispatch(route: route, url: url, caller: caller, appID: appID.ifKnown ?? "")
+    }
+
+    /// One walk: what it decided, and what its log line names.
+    public struct Dispatch: Sendable {
+        /// What the walk decided.
+        public let route: Route
+        let url: ValidatedURL
+        let caller: BusName
+        let appID: String
     }
 
     /// Shows a walk that could not open its URL. A link someone decided not
@@ -214,7 +224,11 @@ public final class Dispatcher: Sendable {
         }
     }
 
-    private func log(_ dispatch: Route, of url: ValidatedURL, caller: BusName, appID: String) {
+    /// Writes the walk's line (and, with `--verbose`, its trace). The D-Bus
+    /// methods call this after their reply is sent (`MethodAnswer.afterReply`):
+    /// the caller does not wait for the line to be built and written.
+    func log(_ walk: Dispatch) {
+        let (dispatch, url, caller, appID) = (walk.route, walk.url, walk.caller, walk.appID)
         // Appended into one buffer: this line is written for every URL.
         var line = "open "
         line.reserveCapacity(160)

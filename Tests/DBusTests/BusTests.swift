@@ -200,6 +200,36 @@ struct BusTests {
         }
     }
 
+    @Test func workAfterTheReplyRunsOnceTheCallerHasItsAnswer() async throws {
+        try await withPeers { _, server, client in
+            // The after-reply work holds the server until the client says it
+            // has the answer: run before the reply, it would hold the answer
+            // back until its wait gave up, 5 s later, and say so. On the
+            // loop, as the daemon answers: the wait holds the server's loop
+            // thread, not one of the few threads every task shares.
+            server.answerCallsOnLoop()
+            let answered = DispatchSemaphore(value: 0)
+            let waited = Mutex<Bool?>(nil)
+            server.export([ExportedInterface(Self.interface, methods: [
+                ExportedMethod("Later", results: [Argument("n", .int32)], asyncAnswer: { _ in
+                    MethodAnswer([.int32(7)], afterReply: {
+                        let told = answered.wait(timeout: .now() + .seconds(5)) == .success
+                        waited.withLock { $0 = told }
+                    })
+                }),
+            ])], at: "/later")
+            let clock = ContinuousClock()
+            let start = clock.now
+            #expect(try await client.call(server.uniqueName, "/later", Self.interface, "Later") == [.int32(7)])
+            #expect(clock.now - start < .seconds(4))
+            // Still running: the call is not answered until its work is done.
+            #expect(server.callsInFlight == 1)
+            answered.signal()
+            while waited.withLock({ $0 }) == nil || server.callsInFlight > 0 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(waited.withLock { $0 } == true)
+        }
+    }
+
     @Test func aPeerThatDisconnectsMidCallEndsTheCallPromptly() async throws {
         try await withPeers { _, server, client in
             let clock = ContinuousClock()

@@ -89,7 +89,11 @@ struct PeerTextTests {
             // A very long host is cut short in the log line.
             let long = String(repeating: "a", count: 60) + "."
             _ = try? await client.open("https://" + String(repeating: long, count: 300) + "example/")
+            // A URL's line is written just after its answer: one more call,
+            // answered after that, makes sure the last line is in the file.
+            _ = try await handler.call(DispatcherAPI.busName, DispatcherAPI.objectPath, DispatcherAPI.dispatcherInterface, "ListHandlers")
             let text = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(text.contains(" bytes)/…"), "the long host's line, cut short: \(text.suffix(400))")
             #expect(text.split(separator: "\n").allSatisfy { $0.utf8.count <= 1024 }, "every line is bounded")
             #expect(text.contains("failed: org.freedesktop.DBus.Error.Failed: evil\\u{1B}[2J"), "\(text)")
             #expect(Self.isClean(text))
