@@ -18,7 +18,11 @@ struct IPv4Address: CustomStringConvertible {
         let last = bytes[(bytes.lastIndex(of: UInt8(ascii: ".")).map(bytes.index(after:)) ?? bytes.startIndex)...]
         guard !last.isEmpty else { return false }
         if last.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return true }
-        return number(Array(last)) != nil
+        // Else only `0x` and hex digits (none included) parse as a number:
+        // octal and decimal take digits alone. Checked in place, without the
+        // parser's copy (a host's last label is nearly always a word).
+        guard last.count >= 2, last.first == UInt8(ascii: "0"), last.dropFirst().first.map({ $0 | 0x20 }) == UInt8(ascii: "x") else { return false }
+        return last.dropFirst(2).allSatisfy { hexDigitValue($0) != nil }
     }
 
     static func parse(_ host: String) -> Result<IPv4Address, HostName.Failure> {

@@ -31,7 +31,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         try Self.checkCharacters(input)
         let scheme = try Self.checkedScheme(input)
         let rest = input.utf8.dropFirst(scheme.utf8.count + 1)
-        text = scheme + ":" + String(Substring(rest))
+        // Nearly every scheme arrives lowercase: the input is then the text, not a copy.
+        text = input.utf8.starts(with: scheme.utf8) ? input : scheme + ":" + String(Substring(rest))
         self.scheme = scheme
         let parts = URLParts(scheme: scheme, rest: Substring(rest))
         // Fail closed: a web URL whose host we cannot read as a browser reads
@@ -83,6 +84,7 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         guard scheme.allSatisfy(isSchemeByte) else {
             throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')")
         }
+        if !scheme.contains(where: isASCIIUpper) { return String(Substring(scheme)) }
         return String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self)
     }
 
