@@ -29,10 +29,10 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         // Characters first: " http://x" is better reported as whitespace at
         // offset 0 than as a scheme that does not start with a letter.
         try Self.checkCharacters(input)
-        let scheme = try Self.checkedScheme(input)
+        let (scheme, wasLowercase) = try Self.checkedScheme(input)
         let rest = input.utf8.dropFirst(scheme.utf8.count + 1)
         // Nearly every scheme arrives lowercase: the input is then the text, not a copy.
-        text = input.utf8.starts(with: scheme.utf8) ? input : scheme + ":" + String(Substring(rest))
+        text = wasLowercase ? input : scheme + ":" + String(Substring(rest))
         self.scheme = scheme
         let parts = URLParts(scheme: scheme, rest: Substring(rest))
         // Fail closed: a web URL whose host we cannot read as a browser reads
@@ -67,8 +67,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         return "\(scheme)://\(host.prefix(200))…(\(host.utf8.count) bytes)/…"
     }
 
-    /// The lowercase scheme, or an error saying why there is none.
-    private static func checkedScheme(_ input: String) throws(RoutingError) -> String {
+    /// The lowercase scheme, and whether it was written so; or an error saying why there is none.
+    private static func checkedScheme(_ input: String) throws(RoutingError) -> (String, wasLowercase: Bool) {
         if input.isEmpty { throw RoutingError(.invalidURL, "URL is empty") }
         let bytes = input.utf8
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
@@ -84,8 +84,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         guard scheme.allSatisfy(isSchemeByte) else {
             throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')")
         }
-        if !scheme.contains(where: isASCIIUpper) { return String(Substring(scheme)) }
-        return String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self)
+        if !scheme.contains(where: isASCIIUpper) { return (String(Substring(scheme)), true) }
+        return (String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self), false)
     }
 
     private static func checkCharacters(_ input: String) throws(RoutingError) {
