@@ -145,7 +145,7 @@ extension Dispatcher {
     private func dispatchCounted(
         _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init(),
         notifying: Bool = false
-    ) async throws(DBusError) -> Dispatch {
+    ) async throws(DBusError) -> Walk {
         guard beginWork() else { throw DBusError(DispatcherAPI.shuttingDown, "openurld is shutting down") }
         defer { endWork() }
         return await dispatch(url, caller: caller, activationToken: activationToken, asking: asking, notifying: notifying)

@@ -111,7 +111,7 @@ public final class Dispatcher: Sendable {
     /// - Returns: the walk; its log line is written by `log(_:)`, which the
     ///   D-Bus methods call once their reply is sent.
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?,
-                         asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Dispatch {
+                         asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Walk {
         // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
         let appID = LazyAppID(caller: caller, identities: identities)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.
@@ -124,11 +124,11 @@ public final class Dispatcher: Sendable {
             }
         if let remembered = route.remembered { keep(remembered) }
         if notifying { notifyIfFailed(route, of: url) }
-        return Dispatch(route: route, url: url, caller: caller, appID: appID.ifKnown ?? "")
+        return Walk(route: route, url: url, caller: caller, appID: appID.ifKnown ?? "")
     }
 
     /// One walk: what it decided, and what its log line names.
-    public struct Dispatch: Sendable {
+    public struct Walk: Sendable {
         /// What the walk decided.
         public let route: Route
         let url: ValidatedURL
@@ -227,8 +227,8 @@ public final class Dispatcher: Sendable {
     /// Writes the walk's line (and, with `--verbose`, its trace). The D-Bus
     /// methods call this after their reply is sent (`MethodAnswer.afterReply`):
     /// the caller does not wait for the line to be built and written.
-    func log(_ walk: Dispatch) {
-        let (dispatch, url, caller, appID) = (walk.route, walk.url, walk.caller, walk.appID)
+    func log(_ walk: Walk) {
+        let (route, url, caller, appID) = (walk.route, walk.url, walk.caller, walk.appID)
         // Appended into one buffer: this line is written for every URL.
         var line = "open "
         line.reserveCapacity(160)
@@ -237,17 +237,17 @@ public final class Dispatcher: Sendable {
         line += caller.rawValue
         if !appID.isEmpty { line += " (" + appID + ")" }
         line += ": "
-        line += dispatch.outcome.rawValue
-        if let handler = dispatch.handler { line += " by handler " + String(handler) }
-        if let rule = dispatch.rule { line += " by rule '" + rule + "'" }
-        if let application = dispatch.application { line += " with " + application }
-        if let message = dispatch.message {
+        line += route.outcome.rawValue
+        if let handler = route.handler { line += " by handler " + String(handler) }
+        if let rule = route.rule { line += " by rule '" + rule + "'" }
+        if let application = route.application { line += " with " + application }
+        if let message = route.message {
             // A file's path is the URL's path, and the reasons for files name
             // it: without --verbose only scheme and host are logged.
             line += ": " + (configuration.verbose || url.scheme != "file" ? message : "(the reason names the file; --verbose logs it)")
         }
         logger.info(line)
-        for entry in dispatch.trace {
+        for entry in route.trace {
             let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"
             logger.debug("  \(who) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")
         }
