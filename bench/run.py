@@ -133,11 +133,12 @@ class Env:
         self.startups = []
         self.full_cli = f"{self.bin}/openurl"
 
-    def daemon(self, extra=(), cpu=None, small_tree=False, mime=None):
+    def daemon(self, extra=(), cpu=None, small_tree=False, mime=None, wrap=()):
         """Starts the release openurld; returns (process, seconds from exec to owning the name).
-        `mime`: a MIME database directory of the tree's (mime-names, mime-all) to add to the data directories."""
+        `mime`: a MIME database directory of the tree's (mime-names, mime-all) to add to the data directories.
+        `wrap`: a command to run it under (valgrind); its start-up is then not recorded."""
         # The daemon as installed: the multi-call binary, run as openurld.
-        cmd = [f"{self.bin}/front/bin/openurld", "--address", self.address] + list(extra)
+        cmd = list(wrap) + [f"{self.bin}/front/bin/openurld", "--address", self.address] + list(extra)
         if cpu is not None and shutil.which("taskset"):
             cmd = ["taskset", "-c", str(cpu)] + cmd
         env = dict(self.env, XDG_DATA_DIRS=f"{self.dir}/small") if small_tree else self.env
@@ -148,12 +149,12 @@ class Env:
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
         started.append(p)
-        deadline = t0 + 10
+        deadline = t0 + (60 if wrap else 10)
         while time.monotonic() < deadline:  # "<6>openurld … serving …" is logged once the name is owned
             with open(f"{self.dir}/openurld.log") as f:
                 if "serving" in f.read():
                     elapsed = time.monotonic() - t0
-                    if not small_tree and not mime:
+                    if not small_tree and not mime and not wrap:
                         self.startups.append(elapsed)
                     return p, elapsed
             time.sleep(0.0002)
@@ -544,6 +545,9 @@ def main():
     row(rows, "link detection, openurl detect (whole process)", our_rate, "MB/s", their_rate,
         note=f"{our_runs[0][1]} links; ratio: times linkify-it-py's rate")
 
+    # 1b. What is on the caller's wait, counted instead of timed.
+    critical_path_rows(e, rows)
+
     # 10. The chooser: OpenURL of a link an Ask= rule covers, until the
     # chooser's window is mapped; cold (D-Bus activation starts the chooser)
     # and warm (it runs); against the smallest GTK 4 window in C, exec to mapped.
@@ -552,6 +556,72 @@ def main():
     cleanup()
     shutil.rmtree(e.dir, ignore_errors=True)
     return rows
+
+
+def critical_path_instructions(e, start_middle, target, arg, sends_per_call, calls=200):
+    """Instructions the middle runs while a caller waits, per call: from each
+    message it reads to the next message it sends (callgrind, dumping after
+    every recvmsg and before every sendmsg). A call is `sends_per_call` such
+    steps (2 to forward: the call out, then the answer); the figure is the
+    median over every run of that many consecutive steps, so that the odd
+    step which answers no caller (a client leaving) does not count. Nearly
+    deterministic where latency on a shared machine is not; what the middle
+    does after it sends (a log line, freeing) or while it waits is not counted."""
+    with tempfile.TemporaryDirectory(prefix="openurld-callgrind.") as out:
+        middle = start_middle(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg", "--dump-instr=no",
+                               "--dump-after=recvmsg", "--dump-before=sendmsg"])
+        def dumps():
+            return sorted((f for f in os.listdir(out) if f.startswith("cg.")), key=lambda f: int(f.rsplit(".", 1)[1]))
+        e.client(*target, arg, 20)
+        first = len(dumps())
+        e.client(*target, arg, calls)
+        files = dumps()[first:]
+        stop(middle)
+        steps, segment = [], []
+        for name in files:
+            with open(f"{out}/{name}") as f:
+                text = f.read(4096)
+            trigger = text.split("desc: Trigger: ", 1)[1].split("\n", 1)[0]
+            cost = int(text.split("summary: ", 1)[1].split("\n", 1)[0]) if "summary: " in text else 0
+            segment.append((trigger, cost))
+            if "sendmsg" in trigger:
+                reads = [i for i, (t, _) in enumerate(segment) if "recvmsg" in t]
+                if reads:  # a send that answers something read: what came after the read
+                    steps.append(sum(c for _, c in segment[reads[0] + 1:]))
+                segment = []
+        return statistics.median(sum(steps[i:i + sends_per_call]) for i in range(len(steps) - sends_per_call + 1))
+
+
+def critical_path_rows(e, rows):
+    if QUICK or not shutil.which("valgrind"):
+        return
+    DISP = ("org.openurld.Dispatcher1", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
+    RELAY = ("org.bench.Relay", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
+    PING = ("org.bench.Server", "/bench", "org.bench.Echo", "Ping")
+    # The same handler process answers both (it registers with the daemon,
+    # so the daemon starts first; the relay finds it by its name).
+    helpers = []
+    def daemon_and_handlers(vg):
+        daemon = e.daemon(wrap=vg)[0]
+        helpers.append(start([e.busbench, "handlers", e.address, "0", "org.bench.Handler"]))
+        return daemon
+    forwarded = critical_path_instructions(e, daemon_and_handlers, DISP, "https://bench.example/x", 2)
+    relay = critical_path_instructions(
+        e, lambda vg: start(vg + [e.busbench, "relay", e.address, "org.bench.Relay", "org.bench.Handler"]), RELAY, "https://bench.example/x", 2)
+    for helper in helpers:
+        stop(helper)
+    echo = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, "org.bench.Server"]), PING, "x", 1)
+    # With the handler registered, as in the latency rows above.
+    refused = critical_path_instructions(e, daemon_and_handlers, DISP, "javascript:void(0)", 1)
+    for helper in helpers:
+        stop(helper)
+    note = "callgrind: instructions from each message read to the next sent, per call"
+    row(rows, "on the caller's wait: C relay, forwarding", relay, "instructions", note=note)
+    row(rows, "on the caller's wait: openurld, forwarded to one handler", forwarded, "instructions", relay,
+        note="ratio: times the relay's; deterministic, unlike the latency it explains")
+    row(rows, "on the caller's wait: C echo server", echo, "instructions", note=note)
+    row(rows, "on the caller's wait: openurld, refused in the daemon", refused, "instructions", echo,
+        note="ratio: times the echo server's")
 
 
 def mapped_after(log, count, deadline=30):
