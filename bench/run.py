@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The openurld benchmark suite: one command, floors and peers in the same run.
 
-    bench/run            # full run, about 3 minutes on 2 cores
+    bench/run            # full run, three to five minutes on 2 cores (the counted rows run under valgrind)
     bench/run --quick    # smoke run, under 30 seconds (CI runs this)
 
 Starts a private dbus-daemon and a temporary XDG tree whose "browser" is a
