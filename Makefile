@@ -29,8 +29,10 @@ APPLICATIONS_DIR ?= $(DATADIR)/applications
 METAINFO_DIR ?= $(DATADIR)/metainfo
 # Seconds without handlers after which the activated daemon exits.
 IDLE_EXIT ?= 300
-# No $ORIGIN rpath: the Swift runtime is linked in, nothing is loaded from beside the binary.
-SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib --disable-local-rpath
+# Release, the Swift runtime linked in (no $ORIGIN rpath: nothing is loaded from
+# beside the binary), the functions openurld runs laid out together:
+# scripts/release-flags says which flags and why.
+SWIFT_BUILD_FLAGS ?= $(shell scripts/release-flags)
 # Where `make` left the binaries (swift build -c release); tests point this at a debug build.
 BUILD_DIR ?= .build/release
 
