@@ -16,8 +16,9 @@ public func displayable(_ text: some StringProtocol) -> String {
 /// `displayable` for a `String`, the common case, without generic dispatch.
 public func displayable(_ text: String) -> String {
     // Printable ASCII, which nearly every log line is, needs no look at
-    // Unicode properties (that cost was most of a forwarded call's CPU);
-    // other bytes are looked at scalar by scalar, ASCII ones on the fast path.
+    // Unicode properties (that cost was most of a forwarded call's CPU): a
+    // pass over the bytes settles it. Other text is looked at scalar by scalar.
+    if isPrintableASCII(text) { return text }
     guard text.unicodeScalars.contains(where: needsEscape) else { return text }
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
@@ -32,6 +33,16 @@ public func displayable(_ text: String) -> String {
         }
     }
     return output
+}
+
+/// Whether every byte of `text` is printable ASCII (U+0020…U+007E): one
+/// comparison a byte where the string's bytes are contiguous, as a native
+/// string's are.
+private func isPrintableASCII(_ text: String) -> Bool {
+    let answer = text.utf8.withContiguousStorageIfAvailable { bytes in
+        bytes.allSatisfy { $0 &- 0x20 < 0x5F }
+    }
+    return answer ?? text.utf8.allSatisfy { $0 &- 0x20 < 0x5F }
 }
 
 extension Unicode.Scalar {

@@ -1,0 +1,34 @@
+import SafeText
+import Testing
+
+/// `displayable` escapes exactly the scalars `needsEscape` names, whether the
+/// text takes the printable-ASCII pass over its bytes or the scalar-by-scalar one.
+@Suite struct DisplayableTests {
+    /// Every ASCII scalar and the edges of each class beyond it, alone and
+    /// inside printable ASCII (so that one bad scalar among good bytes is seen).
+    static let scalars: [Unicode.Scalar] = (0..<0x100).compactMap(Unicode.Scalar.init)
+        + [0x061C, 0x00AD, 0x200B, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202E, 0x2066, 0x2069, 0xFEFF, 0xE9, 0x4E2D, 0x1F600]
+            .compactMap(Unicode.Scalar.init)
+
+    @Test func eachScalarIsEscapedExactlyWhenItNeedsIt() {
+        for scalar in Self.scalars {
+            let alone = String(Character(scalar))
+            let shown = displayable(alone)
+            if needsEscape(scalar) {
+                #expect(shown == "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}", "\(scalar.codePointName) shown as \(shown)")
+            } else {
+                #expect(shown == alone, "\(scalar.codePointName) was changed")
+            }
+            let inside = "https://a.example/" + alone + "/b"
+            #expect(displayable(inside) == "https://a.example/" + shown + "/b", "\(scalar.codePointName) among printable ASCII")
+        }
+    }
+
+    @Test func printableASCIIComesBackUnchanged() {
+        let printable = String(String.UnicodeScalarView((0x20..<0x7F).compactMap(Unicode.Scalar.init)))
+        #expect(displayable(printable) == printable)
+        // A substring's bytes are not a native string's: the other pass.
+        #expect(displayable(printable.dropFirst()) == String(printable.dropFirst()))
+        #expect(displayable("line\nforged") == #"line\u{A}forged"#)
+    }
+}
