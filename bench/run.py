@@ -212,11 +212,14 @@ def main():
     # process, (b) back) and nothing else, on the middle's CPU.
     RELAY = ("org.bench.Relay", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
     relay = start([e.busbench, "relay", e.address, "org.bench.Relay", "org.bench.Handler"], cpu=1)
-    latency = {"floor": (PING, "x"), "decision": (DISP, "javascript:void(0)"),
+    # The floor of a refusal: the C echo server answering openurld's own
+    # OpenURL (its path, interface, member and URL) with false, the URL read.
+    REFUSAL_FLOOR = ("org.bench.Server", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
+    latency = {"floor": (PING, "x"), "refusal_floor": (REFUSAL_FLOOR, "javascript:void(0)"), "decision": (DISP, "javascript:void(0)"),
                "fwd_floor": (FWD, "x"), "relay": (RELAY, "https://bench.example/x"), "forwarded": (DISP, "https://bench.example/x")}
     # Two placements: the client on the other CPU than the middle (apart), and on the same one.
     rounds = {k: [] for k in latency}
-    shared = {k: [] for k in ("floor", "relay", "forwarded", "decision")}
+    shared = {k: [] for k in ("floor", "refusal_floor", "relay", "forwarded", "decision")}
     for _ in range(ROUNDS):
         for k, (target, arg) in latency.items():
             rounds[k].append(e.client(*target, arg, CALLS, cpu=0))
@@ -241,6 +244,9 @@ def main():
         "decision": paired(rounds, "decision", "floor", "p50_us"), "forwarded": paired(rounds, "forwarded", "relay", "p50_us"),
         "decision one CPU": paired(shared, "decision", "floor", "p50_us"), "forwarded one CPU": paired(shared, "forwarded", "relay", "p50_us"),
         "decision tp": paired(tp_rounds, "decision", "floor"), "forwarded tp": paired(tp_rounds, "forwarded", "relay"),
+        "decision, refusal floor": paired(rounds, "decision", "refusal_floor", "p50_us"),
+        "decision one CPU, refusal floor": paired(shared, "decision", "refusal_floor", "p50_us"),
+        "refusal floor": paired(rounds, "refusal_floor", "floor", "p50_us"), "refusal floor one CPU": paired(shared, "refusal_floor", "floor", "p50_us"),
     }
     paired_note = "ratio: median of the rounds' own ratios"
     floor_free = e.client(*PING, "x", CALLS)
@@ -262,11 +268,20 @@ def main():
     row(rows, "forwarding floor p50, everything on one CPU", one_cpu["relay"], "µs", one_cpu["floor"],
         note="ratio: bus round trips on one CPU")
     row(rows, "forwarding floor throughput, 16 clients", tp16["relay"], "calls/s", note=how)
+    refusal_floor = pinned["refusal_floor"]
+    row(rows, "refusal floor p50 (C server refusing openurld's OpenURL, pinned)", refusal_floor["p50_us"], "µs", floor["p50_us"],
+        note="ratio: times the Ping floor (openurld's longer message); " + paired_note, ratio=ratios["refusal floor"])
+    row(rows, "refusal floor p50, one CPU", one_cpu["refusal_floor"], "µs", one_cpu["floor"], note="ratio: times the Ping floor",
+        ratio=ratios["refusal floor one CPU"])
     row(rows, "in-daemon decision p50 (pinned)", decision["p50_us"], "µs", floor["p50_us"], "≤ 1.1", paired_note, ratios["decision"])
+    row(rows, "in-daemon decision p50 (pinned), against the refusal floor", decision["p50_us"], "µs", refusal_floor["p50_us"],
+        note="the same messages: what is the daemon's, not the longer message's; " + paired_note, ratio=ratios["decision, refusal floor"])
     row(rows, "in-daemon decision p99 (pinned)", decision["p99_us"], "µs", floor["p99_us"])
     row(rows, "in-daemon decision p50 (free)", decision_free["p50_us"], "µs", floor_free["p50_us"])
     row(rows, "in-daemon decision throughput, 16 clients", tp16["decision"], "calls/s", floor_tp[16], "≥ 0.7", paired_note, ratios["decision tp"])
     row(rows, "in-daemon decision p50, one CPU", one_cpu["decision"], "µs", one_cpu["floor"], "≤ 1.1", paired_note, ratios["decision one CPU"])
+    row(rows, "in-daemon decision p50, one CPU, against the refusal floor", one_cpu["decision"], "µs", one_cpu["refusal_floor"],
+        note=paired_note, ratio=ratios["decision one CPU, refusal floor"])
     row(rows, "forwarded to one handler p50 (client and daemon apart)", pinned["forwarded"]["p50_us"], "µs", relay_floor["p50_us"], "≤ 1.1", paired_note, ratios["forwarded"])
     row(rows, "forwarded to one handler p50, one CPU", one_cpu["forwarded"], "µs", one_cpu["relay"], "≤ 1.1", paired_note, ratios["forwarded one CPU"])
     row(rows, "forwarded to one handler throughput, 16 clients", tp16["forwarded"], "calls/s", tp16["relay"], "≥ 0.9", paired_note, ratios["forwarded tp"])
@@ -605,6 +620,7 @@ def critical_path_rows(e, rows):
     RELAY = ("org.bench.Relay", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
     # Names of their own: the latency rows' server may still be running.
     PING = ("org.bench.CountedServer", "/bench", "org.bench.Echo", "Ping")
+    REFUSER = ("org.bench.CountedServer", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
     # The same handler process answers both (it registers with the daemon,
     # so the daemon starts first; the relay finds it by its name).
     helpers = []
@@ -618,6 +634,7 @@ def critical_path_rows(e, rows):
     for helper in helpers:
         stop(helper)
     echo = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, PING[0]]), PING, "x", 1)
+    refuser = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, REFUSER[0]]), REFUSER, "javascript:void(0)", 1)
     # With the handler registered, as in the latency rows above.
     refused = critical_path_instructions(e, daemon_and_handlers, DISP, "javascript:void(0)", 1)
     for helper in helpers:
@@ -627,8 +644,9 @@ def critical_path_rows(e, rows):
     row(rows, "on the caller's wait: openurld, forwarded to one handler", forwarded, "instructions", relay,
         note="ratio: times the relay's; deterministic, unlike the latency it explains")
     row(rows, "on the caller's wait: C echo server", echo, "instructions", note=note)
+    row(rows, "on the caller's wait: C server refusing openurld's OpenURL", refuser, "instructions", echo, note="ratio: times the echo server's")
     row(rows, "on the caller's wait: openurld, refused in the daemon", refused, "instructions", echo,
-        note="ratio: times the echo server's")
+        note=f"ratio: times the echo server's ({refused / refuser:.2f}× the C server refusing the same message)")
 
 
 def mapped_after(log, count, deadline=30):

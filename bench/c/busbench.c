@@ -1,7 +1,9 @@
 /* The floors and helpers of the benchmark suite, in plain C on libdbus.
  *
  *   busbench server ADDRESS NAME
- *       own NAME; answer org.bench.Echo.Ping(s) -> (b) with true
+ *       own NAME; answer org.bench.Echo.Ping(s) -> (b) with true, and
+ *       org.openurld.Dispatcher1.OpenURL(s) (at any path) with false, having
+ *       read the URL: the floor of a refusal, with openurld's own messages
  *   busbench forwarder ADDRESS NAME TARGET
  *       own NAME; forward each Ping to TARGET asynchronously, reply when TARGET does
  *   busbench relay ADDRESS NAME HANDLER
@@ -76,9 +78,16 @@ static void ready(void) {
 
 static DBusHandlerResult serve_ping(DBusConnection *connection, DBusMessage *message, void *data) {
     (void)data;
-    if (!dbus_message_is_method_call(message, "org.bench.Echo", "Ping")) return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
-    DBusMessage *reply = dbus_message_new_method_return(message);
     dbus_bool_t yes = TRUE;
+    if (dbus_message_is_method_call(message, "org.openurld.Dispatcher1", "OpenURL")) {
+        /* openurld's own message, refused: the URL read, false answered */
+        const char *url = "";
+        dbus_message_get_args(message, NULL, DBUS_TYPE_STRING, &url, DBUS_TYPE_INVALID);
+        yes = FALSE;
+    } else if (!dbus_message_is_method_call(message, "org.bench.Echo", "Ping")) {
+        return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
+    }
+    DBusMessage *reply = dbus_message_new_method_return(message);
     dbus_message_append_args(reply, DBUS_TYPE_BOOLEAN, &yes, DBUS_TYPE_INVALID);
     dbus_connection_send(connection, reply, NULL);
     dbus_message_unref(reply);
