@@ -101,10 +101,16 @@ extension Message {
         arguments: [Value] = []
     ) throws(DBusError) -> Message {
         _ = LibDBus.ready
-        guard
-            let raw = dbus_message_new_method_call(
-                destination?.rawValue, path.rawValue, interface?.rawValue, member.rawValue)
-        else { throw .noMemory }
+        // Each name lent as the string's own bytes: passed as `String`, the
+        // four became four copied, allocated C strings on every call out.
+        let made = withOptionalCString(destination?.rawValue) { destination in
+            path.rawValue.withCString { path in
+                withOptionalCString(interface?.rawValue) { interface in
+                    member.rawValue.withCString { member in dbus_message_new_method_call(destination, path, interface, member) }
+                }
+            }
+        }
+        guard let raw = made else { throw .noMemory }
         let message = Message(adopting: raw)
         try MessageEncoder.append(arguments, to: message)
         return message
@@ -115,9 +121,12 @@ extension Message {
         path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = []
     ) throws(DBusError) -> Message {
         _ = LibDBus.ready
-        guard let raw = dbus_message_new_signal(path.rawValue, interface.rawValue, member.rawValue) else {
-            throw .noMemory
+        let made = path.rawValue.withCString { path in
+            interface.rawValue.withCString { interface in
+                member.rawValue.withCString { member in dbus_message_new_signal(path, interface, member) }
+            }
         }
+        guard let raw = made else { throw .noMemory }
         let message = Message(adopting: raw)
         try MessageEncoder.append(arguments, to: message)
         return message
@@ -174,4 +183,10 @@ extension Message {
     /// Marks the message so that the bus does not start its destination
     /// through D-Bus activation (`NO_AUTO_START`) when nobody owns the name.
     public func setNoAutoStart() { dbus_message_set_auto_start(raw, 0) }
+}
+
+/// `body` given `text`'s bytes as a C string, or `nil` when there is no text.
+private func withOptionalCString<Result>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+    guard let text else { return body(nil) }
+    return text.withCString(body)
 }

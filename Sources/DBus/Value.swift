@@ -6,7 +6,11 @@ import Glibc
 /// still have a signature. Unix file descriptors (`h`) are not supported: this
 /// project never passes them, and refusing them keeps descriptors from leaking
 /// into the daemon.
-public indirect enum Value: Hashable, Sendable {
+///
+/// Only a variant holds its value in a box of its own: the other cases are
+/// stored inline (containers through their arrays' storage), so that making
+/// a string or a boolean allocates nothing.
+public enum Value: Hashable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -19,7 +23,7 @@ public indirect enum Value: Hashable, Sendable {
     case string(String)
     case objectPath(ObjectPath)
     case signature(Signature)
-    case variant(Value)
+    indirect case variant(Value)
     case array(DBusType, [Value])
     case dictionary(key: DBusType, value: DBusType, [DictionaryEntry])
     case structure([Value])

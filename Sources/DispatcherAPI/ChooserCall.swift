@@ -107,14 +107,19 @@ extension DispatcherAPI {
                 callerAppID: options[OptionKey.callerAppID]?.get(String.self), rule: options[OptionKey.rule]?.get(String.self),
                 remember: mayRemember ? host.map { RememberTargets(host: $0, domain: options[OptionKey.rememberDomain]?.get(String.self)) } : nil,
                 linkText: options[OptionKey.linkText]?.get(String.self))
-            choice.omitted = options[OptionKey.omittedTargets]?.get(UInt32.self).map(Int.init) ?? 0
+            // Read into locals first: `?.get(UInt32.self).map(…)` here crashes
+            // Swift 6.3.1's optimizer in release builds ("Found outside of
+            // lifetime use", ownership verifier) since `Value` keeps scalars inline.
+            let omitted: UInt32? = options[OptionKey.omittedTargets]?.get()
+            choice.omitted = omitted.map(Int.init) ?? 0
             if let written = options[OptionKey.defaultTarget]?.get(String.self) {
                 guard let target = Target(written) else { throw .invalidArgs("default-target is not a target (ID, ID:ACTION or ID@PROFILE)") }
                 choice.defaultApplication = ChooserCandidate(
                     target: target, name: options[OptionKey.defaultName]?.get(String.self) ?? written,
                     icon: candidates.first { $0.target == target }?.icon ?? "")
             }
-            timeout = options[OptionKey.timeout]?.get(UInt32.self).map { .seconds(Int64($0)) }
+            let seconds: UInt32? = options[OptionKey.timeout]?.get()
+            timeout = seconds.map { .seconds(Int64($0)) }
             deadline = options[OptionKey.deadline]?.get(UInt64.self)
         }
     }
