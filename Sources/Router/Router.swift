@@ -118,7 +118,9 @@ public struct Router<Endpoint: Sendable>: Sendable {
         var token = activationToken
 
         /// Asks the person, then opens what they chose; the answer as a step of the walk.
-        func choose(_ current: ValidatedURL, offering targets: [Target], rule: Rule?) async -> HandlerAnswer {
+        /// Never inlined: an async function's locals live in its frame, which the
+        /// task allocates per call, and this one's would make every walk's 8 KB.
+        @inline(never) func choose(_ current: ValidatedURL, offering targets: [Target], rule: Rule?) async -> HandlerAnswer {
             var request = ChoiceRequest(
                 url: current, candidates: opener.candidates(for: current, offering: targets), activationToken: token,
                 callerAppID: callerAppID, rule: rule?.name, remember: rememberable(current), linkText: asking.linkText)
