@@ -1,9 +1,32 @@
+import Synchronization
+
 /// A deferred method call waiting for its turn: the method, its decoded
 /// arguments and the message to answer.
 struct DeferredCall: Sendable {
     let method: ExportedMethod
     let call: MethodCall
     let message: Message
+}
+
+/// A deferred call started, with its number in `callsInFlight` and its sender.
+struct CallJob: Sendable {
+    let id: UInt64
+    let deferred: DeferredCall
+    let sender: String
+}
+
+/// A task that runs deferred calls one after another (`Connection.work`).
+/// It learns its own handle once made, for `callsInFlight` while it is idle.
+final class CallWorker: Sendable {
+    let task = Mutex<Task<Void, Never>?>(nil)
+    /// Idle workers kept for the next calls; more end when their call does.
+    static let keptIdle = 4
+}
+
+/// A worker waiting for a call, and its task (cancelled at shutdown like a running call's).
+struct IdleCallWorker: Sendable {
+    let continuation: UnsafeContinuation<CallJob?, Never>
+    let task: Task<Void, Never>
 }
 
 /// Each sender's deferred calls: how many run, and the rest in arrival order.

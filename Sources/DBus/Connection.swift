@@ -193,6 +193,7 @@ public final class Connection: Sendable {
             }
             return (state.disconnectHandlers, Array(state.calls.values))
         }
+        releaseIdleCallWorkers()
         flushOutgoing(raw, within: .seconds(1))
         loop.detach()
         loop.onMessage = { _ in }
@@ -244,6 +245,8 @@ struct ConnectionState {
     var callQueues = CallQueues()
     /// The deferred calls running now, by a number of their own.
     var callsInFlight: [UInt64: Task<Void, Never>] = [:]
+    /// Worker tasks waiting for the next deferred call (`Connection+Objects`).
+    var idleCallWorkers: [IdleCallWorker] = []
     /// Where deferred calls run, when not on the global executor (`answerCallsOnLoop`).
     var loopExecutor: LoopExecutor?
     var nextCallID: UInt64 = 0

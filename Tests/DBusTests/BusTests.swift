@@ -230,6 +230,34 @@ struct BusTests {
         }
     }
 
+    /// Deferred calls reuse idle worker tasks; one cancelled at shutdown
+    /// (`cancelCallsInFlight`) must not hand its cancellation to later calls.
+    @Test func aCancelledCallLeavesNoCancellationToLaterCalls() async throws {
+        try await withPeers { _, server, client in
+            server.answerCallsOnLoop()
+            let released = Mutex(false)
+            server.export([ExportedInterface(Self.interface, methods: [
+                ExportedMethod("Check", results: [Argument("cancelled", .boolean)], asyncHandler: { _ in
+                    [.boolean(Task.isCancelled)]
+                }),
+                ExportedMethod("Block", results: [Argument("cancelled", .boolean)], asyncHandler: { _ in
+                    while !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+                    return [.boolean(Task.isCancelled)]
+                }),
+            ])], at: "/workers")
+            // A worker that has answered one call, idle for the next.
+            #expect(try await client.call(server.uniqueName, "/workers", Self.interface, "Check") == [.boolean(false)])
+            let blocked = Task { try await client.call(server.uniqueName, "/workers", Self.interface, "Block") }
+            while server.callsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            server.cancelCallsInFlight()
+            released.withLock { $0 = true }
+            #expect(try await blocked.value == [.boolean(true)])
+            for _ in 0..<5 {
+                #expect(try await client.call(server.uniqueName, "/workers", Self.interface, "Check") == [.boolean(false)])
+            }
+        }
+    }
+
     @Test func aPeerThatDisconnectsMidCallEndsTheCallPromptly() async throws {
         try await withPeers { _, server, client in
             let clock = ContinuousClock()
