@@ -126,7 +126,8 @@ class Env:
             # display; nothing here connects to it (the recorder is not an X client).
             "DISPLAY": ":99",
         }
-        self.bin = subprocess.check_output(["swift", "build", "-c", "release", "--static-swift-stdlib", "--show-bin-path"], cwd=ROOT, text=True).strip()
+        flags = subprocess.check_output([f"{ROOT}/scripts/release-flags"], text=True).split()
+        self.bin = subprocess.check_output(["swift", "build", *flags, "--show-bin-path"], cwd=ROOT, text=True).strip()
         # openurl as installed: the fast front (Embedded Swift), handing on to the full CLI (bench/run builds both).
         self.openurl = f"{self.bin}/front/bin/openurl"
         # Every start of the daemon on the desktop-sized tree, exec to name owned (through taskset when pinned).

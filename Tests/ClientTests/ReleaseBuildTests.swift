@@ -6,7 +6,7 @@ import TestSupport
 /// (issue 27: the daemon's functions laid out together, relocations
 /// packed); every place that makes a release build takes them from there.
 @Suite struct ReleaseBuildTests {
-    static let sites = ["Makefile", "packaging/debian/rules", "packaging/arch/PKGBUILD", "packaging/fedora/openurld.spec", "bench/run"]
+    static let sites = ["Makefile", "packaging/debian/rules", "packaging/arch/PKGBUILD", "packaging/fedora/openurld.spec", "bench/run", "bench/run.py"]
 
     static func read(_ path: String) throws -> String {
         try String(contentsOfFile: Binaries.repository + "/" + path, encoding: .utf8)
