@@ -69,23 +69,31 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
 
     /// The lowercase scheme, and whether it was written so; or an error saying why there is none.
     private static func checkedScheme(_ input: String) throws(RoutingError) -> (String, wasLowercase: Bool) {
-        if input.isEmpty { throw RoutingError(.invalidURL, "URL is empty") }
-        let bytes = input.utf8
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-            throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')")
-        }
-        let scheme = bytes[..<colon]
-        guard let first = scheme.first else { throw RoutingError(.invalidURL, "URL has an empty scheme") }
-        guard isASCIILetter(first) else {
-            throw RoutingError(.invalidURL, "URL scheme must start with a letter")
-        }
-        // A non-scheme character before the first ':' means there is no scheme
-        // at all (e.g. "example.com/a:b" or "-oProxyCommand=x").
-        guard scheme.allSatisfy(isSchemeByte) else {
-            throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')")
-        }
-        if !scheme.contains(where: isASCIIUpper) { return (String(Substring(scheme)), true) }
-        return (String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self), false)
+        var input = input
+        // One pass over contiguous bytes (a native string's are): this runs for every URL.
+        // withUTF8 rethrows untyped errors: the closure answers a Result.
+        return try input.withUTF8 { bytes -> Result<(String, wasLowercase: Bool), RoutingError> in
+            if bytes.isEmpty { return .failure(RoutingError(.invalidURL, "URL is empty")) }
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+                return .failure(RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')"))
+            }
+            let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+            guard let first = scheme.first else { return .failure(RoutingError(.invalidURL, "URL has an empty scheme")) }
+            guard isASCIILetter(first) else {
+                return .failure(RoutingError(.invalidURL, "URL scheme must start with a letter"))
+            }
+            // A non-scheme character before the first ':' means there is no scheme
+            // at all (e.g. "example.com/a:b" or "-oProxyCommand=x").
+            var upper = false
+            for byte in scheme {
+                guard isSchemeByte(byte) else {
+                    return .failure(RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')"))
+                }
+                upper = upper || isASCIIUpper(byte)
+            }
+            if !upper { return .success((String(decoding: scheme, as: UTF8.self), true)) }
+            return .success((String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self), false))
+        }.get()
     }
 
     private static func checkCharacters(_ input: String) throws(RoutingError) {
@@ -94,7 +102,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
             throw RoutingError(.invalidURL, "URL is \(length) bytes long; the limit is \(maximumLength)")
         }
         // Printable ASCII but the space, which nearly every URL is, in one pass over bytes.
-        if input.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return }
+        var copy = input
+        if copy.withUTF8({ $0.allSatisfy { $0 &- 0x21 < 0x5E } }) { return }
         var offset = 0
         for scalar in input.unicodeScalars {
             if let problem = problem(with: scalar) {
