@@ -128,11 +128,14 @@ final class EventLoop: @unchecked Sendable {
     private func dispatchPending() {
         guard let connection = raw else { return }
         var budget = 64
-        while budget > 0, dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
-            _ = dbus_connection_dispatch(connection)
+        // dbus_connection_dispatch answers the status after its message: one
+        // look at the queue a message, each of which takes the connection's lock.
+        var status = dbus_connection_get_dispatch_status(connection)
+        while status == DBUS_DISPATCH_DATA_REMAINS, budget > 0, raw != nil {
+            status = dbus_connection_dispatch(connection)
             budget -= 1
         }
-        if raw != nil, dbus_connection_get_dispatch_status(connection) == DBUS_DISPATCH_DATA_REMAINS {
+        if raw != nil, status == DBUS_DISPATCH_DATA_REMAINS {
             dispatchWanted = true
         }
     }
