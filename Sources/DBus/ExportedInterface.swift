@@ -78,12 +78,36 @@ public struct ExportedMethod: Sendable {
     }
 
     /// The method's name.
-    public let name: MemberName
+    public var name: MemberName { storage.name }
     /// What it takes: a call with another signature is answered `InvalidArgs`.
-    public let arguments: [Argument]
+    public var arguments: [Argument] { storage.arguments }
     /// What it returns.
-    public let results: [Argument]
-    let body: Body
+    public var results: [Argument] { storage.results }
+    var body: Body { storage.body }
+
+    /// Everything, shared: a call's method is copied from the table into the
+    /// call's job and its reply check, and a copy is then one retain, not
+    /// one for each of its strings, arrays and closure.
+    private final class Storage: Sendable {
+        let name: MemberName
+        let arguments: [Argument]
+        let results: [Argument]
+        let body: Body
+        let inputSignature: Signature
+        let outputSignature: Signature
+        let resultTypes: [DBusType]
+
+        init(name: MemberName, arguments: [Argument], results: [Argument], body: Body) {
+            self.name = name
+            self.arguments = arguments
+            self.results = results
+            self.body = body
+            self.inputSignature = Signature(arguments.map { $0.type })
+            self.resultTypes = results.map { $0.type }
+            self.outputSignature = Signature(resultTypes)
+        }
+    }
+    private let storage: Storage
 
     /// A method answered immediately, on the loop queue, in the order calls arrive.
     public init(
@@ -111,20 +135,14 @@ public struct ExportedMethod: Sendable {
     }
 
     private init(_ name: MemberName, arguments: [Argument], results: [Argument], body: Body) {
-        self.name = name
-        self.arguments = arguments
-        self.results = results
-        self.body = body
-        self.inputSignature = Signature(arguments.map { $0.type })
-        self.resultTypes = results.map { $0.type }
-        self.outputSignature = Signature(resultTypes)
+        storage = Storage(name: name, arguments: arguments, results: results, body: body)
     }
 
     /// What a call must carry, and what the handler must return: worked
     /// out once, not for every call.
-    let inputSignature: Signature
-    let outputSignature: Signature
-    let resultTypes: [DBusType]
+    var inputSignature: Signature { storage.inputSignature }
+    var outputSignature: Signature { storage.outputSignature }
+    var resultTypes: [DBusType] { storage.resultTypes }
 }
 
 /// A read-only property an object exports through `org.freedesktop.DBus.Properties`.
