@@ -43,37 +43,52 @@ struct CallQueues {
 
     enum Admission { case start, queued, refused }
 
-    private var running: [String: Int] = [:]
-    private var waiting: [String: [DeferredCall]] = [:]
-    /// Where each sender's queue starts: popping from the front of an array
-    /// is O(n), so the queue is consumed by index and compacted when empty.
-    private var heads: [String: Int] = [:]
+    /// One sender's calls: how many run, and those waiting behind them.
+    private struct Sender {
+        var running = 0
+        var waiting: [DeferredCall] = []
+        /// Where the queue starts: popping from the front of an array is
+        /// O(n), so the queue is consumed by index and compacted when empty.
+        var head = 0
+
+        mutating func admit(_ call: DeferredCall) -> Admission {
+            if running < CallQueues.maximumRunning {
+                running += 1
+                return .start
+            }
+            guard waiting.count - head < CallQueues.maximumQueued else { return .refused }
+            waiting.append(call)
+            return .queued
+        }
+
+        /// Takes the next waiting call, if any.
+        mutating func next() -> DeferredCall? {
+            guard head < waiting.count else { return nil }
+            defer {
+                head += 1
+                if head == waiting.count { (waiting, head) = ([], 0) }
+            }
+            return waiting[head]
+        }
+    }
+
+    /// Every sender with a call running or waiting. The sender's name is
+    /// looked up once for each call admitted and once for each call
+    /// finished; the rest goes by the dictionary's index.
+    private var senders: [String: Sender] = [:]
 
     mutating func admit(_ call: DeferredCall, from sender: String) -> Admission {
-        if running[sender, default: 0] < Self.maximumRunning {
-            running[sender, default: 0] += 1
-            return .start
-        }
-        let queued = waiting[sender, default: []].count - heads[sender, default: 0]
-        guard queued < Self.maximumQueued else { return .refused }
-        waiting[sender, default: []].append(call)
-        return .queued
+        // One lookup, which adds the sender when it is new.
+        senders[sender, default: Sender()].admit(call)
     }
 
     /// Records that one of `sender`'s calls finished; returns its next one to
     /// start, if any (which then counts as running).
     mutating func finished(from sender: String) -> DeferredCall? {
-        let head = heads[sender, default: 0]
-        if let queue = waiting[sender], head < queue.count {
-            heads[sender] = head + 1
-            if head + 1 == queue.count {
-                waiting[sender] = nil
-                heads[sender] = nil
-            }
-            return queue[head]
-        }
-        running[sender, default: 1] -= 1
-        if running[sender] == 0 { running[sender] = nil }
+        guard let index = senders.index(forKey: sender) else { return nil }
+        if let next = senders.values[index].next() { return next }
+        senders.values[index].running -= 1
+        if senders.values[index].running == 0 { senders.remove(at: index) }
         return nil
     }
 }
