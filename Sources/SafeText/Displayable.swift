@@ -19,7 +19,7 @@ public func displayable(_ text: String) -> String {
     // Unicode properties (that cost was most of a forwarded call's CPU): a
     // pass over the bytes settles it. Other text is looked at scalar by scalar.
     if isPrintableASCII(text) { return text }
-    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    guard needsAnyEscape(text) else { return text }
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
     for scalar in text.unicodeScalars {
@@ -33,6 +33,33 @@ public func displayable(_ text: String) -> String {
         }
     }
     return output
+}
+
+/// Whether any scalar of `text` needs an escape. Log lines are mostly ASCII
+/// with the odd `…`: the bytes are read in place, and only a non-ASCII
+/// scalar is decoded (a native string's bytes are well-formed UTF-8).
+private func needsAnyEscape(_ text: String) -> Bool {
+    let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+        var index = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                if lead &- 0x20 >= 0x5F { return true }
+                index += 1
+                continue
+            }
+            let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+            guard index + length <= bytes.count else { return true }
+            var value = UInt32(lead) & (0xFF >> (length + 1))
+            for continuation in bytes[(index + 1)..<(index + length)] {
+                value = value << 6 | UInt32(continuation & 0x3F)
+            }
+            guard let scalar = Unicode.Scalar(value), !needsEscape(scalar) else { return true }
+            index += length
+        }
+        return false
+    }
+    return answer ?? text.unicodeScalars.contains(where: needsEscape)
 }
 
 /// Whether every byte of `text` is printable ASCII (U+0020…U+007E): one

@@ -21,6 +21,10 @@ import Testing
             }
             let inside = "https://a.example/" + alone + "/b"
             #expect(displayable(inside) == "https://a.example/" + shown + "/b", "\(scalar.codePointName) among printable ASCII")
+            // After scalars of two, three and four bytes that need no escape:
+            // the pass that decodes only what is not ASCII.
+            let afterOthers = "é…😀" + alone + "中"
+            #expect(displayable(afterOthers) == "é…😀" + shown + "中", "\(scalar.codePointName) after other non-ASCII scalars")
         }
     }
 
