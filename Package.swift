@@ -127,3 +127,14 @@ if getenv("OPENURLD_FUZZ") != nil {
         .executableTarget(name: "fuzz-rules", dependencies: ["Rules", "Routing", "LinearRegex"], path: "Tests/Fuzz/FuzzRules"),
     ]
 }
+
+// The daemon's targets: nonisolated async functions run on their caller's
+// executor instead of hopping to the generic one (SE-0461). The daemon has no
+// actors, and its calls run on the loop's task executor either way, so each
+// hop only checked the task's executor preference under a lock (a dozen a
+// call). The client library (OpenURL) and the D-Bus layer keep Swift 6's
+// default: an app's main actor must not run the library's work. (Routing's
+// one async function is the walk, which only the Router calls.)
+for target in package.targets where ["Routing", "Rules", "Router", "Desktop", "OpenURLDaemon"].contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+}
