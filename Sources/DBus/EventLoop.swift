@@ -128,8 +128,8 @@ final class EventLoop: @unchecked Sendable {
     private func dispatchPending() {
         guard let connection = raw else { return }
         var budget = 64
-        // dbus_connection_dispatch answers the status after its message: one
-        // look at the queue a message, each of which takes the connection's lock.
+        // dbus_connection_dispatch returns the status after its message, so
+        // the queue is looked at (under the connection's lock) once a message.
         var status = dbus_connection_get_dispatch_status(connection)
         while status == DBUS_DISPATCH_DATA_REMAINS, budget > 0, raw != nil {
             status = dbus_connection_dispatch(connection)

@@ -35,11 +35,12 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         text = wasLowercase ? input : scheme + ":" + String(Substring(rest))
         self.scheme = scheme
         let parts = URLParts(scheme: scheme, rest: Substring(rest))
+        let defaultPort = URLParts.defaultPort(of: scheme)
         // Fail closed: a web URL whose host we cannot read as a browser reads
         // it could be read otherwise by the browser it would go to, past every
         // host pattern (a block included). Whatever the host parser gets
         // wrong next, it is refused here, never passed on.
-        if URLParts.isSpecial(scheme) {
+        if defaultPort != nil {  // a special scheme
             switch parts.host {
             case .invalid?:
                 let reason = parts.hostProblem.map { " (\($0))" } ?? ""
@@ -52,7 +53,7 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         }
         host = parts.host
         writtenHost = parts.writtenHost
-        port = parts.port ?? URLParts.defaultPort(of: scheme)
+        port = parts.port ?? defaultPort
         path = parts.path.isEmpty && parts.host != nil ? "/" : parts.path
     }
 

@@ -15,10 +15,9 @@ public func displayable(_ text: some StringProtocol) -> String {
 
 /// `displayable` for a `String`, the common case, without generic dispatch.
 public func displayable(_ text: String) -> String {
-    // Printable ASCII, which nearly every log line is, needs no look at
-    // Unicode properties (that cost was most of a forwarded call's CPU): a
-    // pass over the bytes settles it. Other text is looked at scalar by scalar.
-    if isPrintableASCII(text) { return text }
+    // Nearly every log line needs no escape, and one pass over its bytes
+    // settles that (looking at Unicode properties scalar by scalar was most
+    // of a forwarded call's CPU). Only text that needs one is rebuilt.
     guard needsAnyEscape(text) else { return text }
     var output = ""
     output.reserveCapacity(text.utf8.count + 16)
@@ -35,9 +34,10 @@ public func displayable(_ text: String) -> String {
     return output
 }
 
-/// Whether any scalar of `text` needs an escape. Log lines are mostly ASCII
-/// with the odd `…`: the bytes are read in place, and only a non-ASCII
-/// scalar is decoded (a native string's bytes are well-formed UTF-8).
+/// Whether any scalar of `text` needs an escape. Log lines are printable
+/// ASCII with the odd `…`: the bytes are read in place, one comparison a
+/// byte, and only a non-ASCII scalar is decoded (a native string's bytes are
+/// contiguous, well-formed UTF-8).
 private func needsAnyEscape(_ text: String) -> Bool {
     let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
         var index = 0
@@ -60,16 +60,6 @@ private func needsAnyEscape(_ text: String) -> Bool {
         return false
     }
     return answer ?? text.unicodeScalars.contains(where: needsEscape)
-}
-
-/// Whether every byte of `text` is printable ASCII (U+0020…U+007E): one
-/// comparison a byte where the string's bytes are contiguous, as a native
-/// string's are.
-private func isPrintableASCII(_ text: String) -> Bool {
-    let answer = text.utf8.withContiguousStorageIfAvailable { bytes in
-        bytes.allSatisfy { $0 &- 0x20 < 0x5F }
-    }
-    return answer ?? text.utf8.allSatisfy { $0 &- 0x20 < 0x5F }
 }
 
 extension Unicode.Scalar {

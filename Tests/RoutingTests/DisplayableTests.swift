@@ -2,7 +2,7 @@ import SafeText
 import Testing
 
 /// `displayable` escapes exactly the scalars `needsEscape` names, whether the
-/// text takes the printable-ASCII pass over its bytes or the scalar-by-scalar one.
+/// text is read as contiguous bytes (a native string) or scalar by scalar.
 @Suite struct DisplayableTests {
     /// Every ASCII scalar and the edges of each class beyond it, alone and
     /// inside printable ASCII (so that one bad scalar among good bytes is seen).
