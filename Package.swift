@@ -84,6 +84,8 @@ let package = Package(
         .executableTarget(name: "link-rewriter", dependencies: ["OpenURL"], path: "Examples/LinkRewriter"),
         .executableTarget(name: "host-normalise", dependencies: ["HostNames"], path: "Tests/HostAgreement"),
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
+        // bench/run's floor of the project's own D-Bus layer (no walk): what the daemon's figures are made of.
+        .executableTarget(name: "dbus-layer-floor", dependencies: ["DBus", "DispatcherAPI", "Routing"], path: "bench/DBusLayer"),
 
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix"]),

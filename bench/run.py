@@ -133,6 +133,8 @@ class Env:
         # Every start of the daemon on the desktop-sized tree, exec to name owned (through taskset when pinned).
         self.startups = []
         self.full_cli = f"{self.bin}/openurl"
+        # The project's own D-Bus layer answering OpenURL with no walk (bench/DBusLayer).
+        self.layer_floor = f"{self.bin}/dbus-layer-floor"
 
     def daemon(self, extra=(), cpu=None, small_tree=False, mime=None, wrap=()):
         """Starts the release openurld; returns (process, seconds from exec to owning the name).
@@ -216,11 +218,22 @@ def main():
     # The floor of a refusal: the C echo server answering openurld's own
     # OpenURL (its path, interface, member and URL) with false, the URL read.
     REFUSAL_FLOOR = ("org.bench.Server", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
+    # The floors of the project's own D-Bus layer (bench/DBusLayer), on the
+    # middle's CPU: openurld's OpenURL refused with the URL checked, answered
+    # at once or from a task as the daemon's methods are, and forwarded with
+    # the daemon's HandleURL call and context. What the daemon adds to them
+    # is its walk; what they add to the C floors is the layer.
+    LAYER = ("org.bench.Layer", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
+    LAYER_TASK = ("org.bench.LayerTask",) + LAYER[1:]
+    LAYER_FWD = ("org.bench.LayerForward",) + LAYER[1:]
+    layers = [start([e.layer_floor, e.address, LAYER[0], "refuse"], cpu=1), start([e.layer_floor, e.address, LAYER_TASK[0], "refuse-in-task"], cpu=1),
+              start([e.layer_floor, e.address, LAYER_FWD[0], "forward", "org.bench.Handler"], cpu=1)]
     latency = {"floor": (PING, "x"), "refusal_floor": (REFUSAL_FLOOR, "javascript:void(0)"), "decision": (DISP, "javascript:void(0)"),
-               "fwd_floor": (FWD, "x"), "relay": (RELAY, "https://bench.example/x"), "forwarded": (DISP, "https://bench.example/x")}
+               "fwd_floor": (FWD, "x"), "relay": (RELAY, "https://bench.example/x"), "forwarded": (DISP, "https://bench.example/x"),
+               "layer": (LAYER, "javascript:void(0)"), "layer_task": (LAYER_TASK, "javascript:void(0)"), "layer_fwd": (LAYER_FWD, "https://bench.example/x")}
     # Two placements: the client on the other CPU than the middle (apart), and on the same one.
     rounds = {k: [] for k in latency}
-    shared = {k: [] for k in ("floor", "refusal_floor", "relay", "forwarded", "decision")}
+    shared = {k: [] for k in ("floor", "refusal_floor", "relay", "forwarded", "decision", "layer", "layer_task", "layer_fwd")}
     for _ in range(ROUNDS):
         for k, (target, arg) in latency.items():
             rounds[k].append(e.client(*target, arg, CALLS, cpu=0))
@@ -228,9 +241,10 @@ def main():
             shared[k].append(e.client(*latency[k][0], latency[k][1], CALLS, cpu=1))
     pinned = {k: {m: statistics.median(r[m] for r in v) for m in ("p50_us", "p99_us")} for k, v in rounds.items()}
     one_cpu = {k: statistics.median(r["p50_us"] for r in v) for k, v in shared.items()}
-    tp_rounds = {k: [] for k in latency}
+    tp_rounds = {k: [] for k in latency if k not in ("layer", "layer_task")}
     for _ in range(ROUNDS):
-        for k, (target, arg) in latency.items():
+        for k in tp_rounds:
+            target, arg = latency[k]
             tp_rounds[k].append(e.throughput(*target, arg, 16, CALLS // 16))
     tp16 = {k: statistics.median(v) for k, v in tp_rounds.items()}
     floor, fwd_floor, decision, relay_floor = pinned["floor"], pinned["fwd_floor"], pinned["decision"], pinned["relay"]
@@ -248,6 +262,12 @@ def main():
         "decision, refusal floor": paired(rounds, "decision", "refusal_floor", "p50_us"),
         "decision one CPU, refusal floor": paired(shared, "decision", "refusal_floor", "p50_us"),
         "refusal floor": paired(rounds, "refusal_floor", "floor", "p50_us"), "refusal floor one CPU": paired(shared, "refusal_floor", "floor", "p50_us"),
+        "layer": paired(rounds, "layer", "floor", "p50_us"), "layer one CPU": paired(shared, "layer", "floor", "p50_us"),
+        "layer task": paired(rounds, "layer_task", "floor", "p50_us"), "layer task one CPU": paired(shared, "layer_task", "floor", "p50_us"),
+        "decision, layer": paired(rounds, "decision", "layer_task", "p50_us"), "decision one CPU, layer": paired(shared, "decision", "layer_task", "p50_us"),
+        "layer fwd": paired(rounds, "layer_fwd", "relay", "p50_us"), "layer fwd one CPU": paired(shared, "layer_fwd", "relay", "p50_us"),
+        "forwarded, layer": paired(rounds, "forwarded", "layer_fwd", "p50_us"), "forwarded one CPU, layer": paired(shared, "forwarded", "layer_fwd", "p50_us"),
+        "layer fwd tp": paired(tp_rounds, "layer_fwd", "relay"), "forwarded tp, layer": paired(tp_rounds, "forwarded", "layer_fwd"),
     }
     paired_note = "ratio: median of the rounds' own ratios"
     floor_free = e.client(*PING, "x", CALLS)
@@ -255,6 +275,8 @@ def main():
     floor_tp = {k: e.throughput(*PING, "x", k, CALLS // k) for k in (1, 4)}
     floor_tp[16] = tp16["floor"]
     stop(relay)
+    for layer in layers:
+        stop(layer)
     stop(handlers)
     how = f"median of {ROUNDS} rounds alternating with the daemon's"
     row(rows, "bus floor p50 (C↔C, pinned)", floor["p50_us"], "µs", note=how)
@@ -286,6 +308,31 @@ def main():
     row(rows, "forwarded to one handler p50 (client and daemon apart)", pinned["forwarded"]["p50_us"], "µs", relay_floor["p50_us"], "≤ 1.1", paired_note, ratios["forwarded"])
     row(rows, "forwarded to one handler p50, one CPU", one_cpu["forwarded"], "µs", one_cpu["relay"], "≤ 1.1", paired_note, ratios["forwarded one CPU"])
     row(rows, "forwarded to one handler throughput, 16 clients", tp16["forwarded"], "calls/s", tp16["relay"], "≥ 0.9", paired_note, ratios["forwarded tp"])
+    layer_note = "the project's D-Bus layer, no walk (bench/DBusLayer); " + paired_note
+    row(rows, "D-Bus layer refusing p50 (answered at once, pinned)", pinned["layer"]["p50_us"], "µs", floor["p50_us"],
+        note="ratio: times the Ping floor; " + layer_note, ratio=ratios["layer"])
+    row(rows, "D-Bus layer refusing p50, one CPU", one_cpu["layer"], "µs", one_cpu["floor"], note="ratio: times the Ping floor; " + layer_note,
+        ratio=ratios["layer one CPU"])
+    row(rows, "D-Bus layer refusing from a task p50 (as the daemon's methods answer, pinned)", pinned["layer_task"]["p50_us"], "µs", floor["p50_us"],
+        note="ratio: times the Ping floor; " + layer_note, ratio=ratios["layer task"])
+    row(rows, "D-Bus layer refusing from a task p50, one CPU", one_cpu["layer_task"], "µs", one_cpu["floor"],
+        note="ratio: times the Ping floor; " + layer_note, ratio=ratios["layer task one CPU"])
+    row(rows, "in-daemon decision p50 (pinned), against the D-Bus layer from a task", decision["p50_us"], "µs", pinned["layer_task"]["p50_us"],
+        note="what the walk adds; " + paired_note, ratio=ratios["decision, layer"])
+    row(rows, "in-daemon decision p50, one CPU, against the D-Bus layer from a task", one_cpu["decision"], "µs", one_cpu["layer_task"],
+        note="what the walk adds; " + paired_note, ratio=ratios["decision one CPU, layer"])
+    row(rows, "D-Bus layer forwarding p50 (the daemon's HandleURL, client and middle apart)", pinned["layer_fwd"]["p50_us"], "µs", relay_floor["p50_us"],
+        note="ratio: times the C relay; " + layer_note, ratio=ratios["layer fwd"])
+    row(rows, "D-Bus layer forwarding p50, one CPU", one_cpu["layer_fwd"], "µs", one_cpu["relay"], note="ratio: times the C relay; " + layer_note,
+        ratio=ratios["layer fwd one CPU"])
+    row(rows, "D-Bus layer forwarding throughput, 16 clients", tp16["layer_fwd"], "calls/s", tp16["relay"],
+        note="ratio: times the C relay's; " + layer_note, ratio=ratios["layer fwd tp"])
+    row(rows, "forwarded to one handler p50 (apart), against the D-Bus layer forwarding", pinned["forwarded"]["p50_us"], "µs", pinned["layer_fwd"]["p50_us"],
+        note="what the walk adds; " + paired_note, ratio=ratios["forwarded, layer"])
+    row(rows, "forwarded to one handler p50, one CPU, against the D-Bus layer forwarding", one_cpu["forwarded"], "µs", one_cpu["layer_fwd"],
+        note="what the walk adds; " + paired_note, ratio=ratios["forwarded one CPU, layer"])
+    row(rows, "forwarded to one handler throughput, 16 clients, against the D-Bus layer forwarding", tp16["forwarded"], "calls/s", tp16["layer_fwd"],
+        note="what the walk adds; " + paired_note, ratio=ratios["forwarded tp, layer"])
 
     # 4. Chain depth.
     depth = {1: pinned["forwarded"]["p50_us"]}
@@ -632,22 +679,31 @@ def critical_path_rows(e, rows):
     forwarded = critical_path_instructions(e, daemon_and_handlers, DISP, "https://bench.example/x", 2)
     relay = critical_path_instructions(
         e, lambda vg: start(vg + [e.busbench, "relay", e.address, "org.bench.Relay", "org.bench.Handler"]), RELAY, "https://bench.example/x", 2)
+    LAYER = ("org.bench.CountedLayer",) + DISP[1:]
+    layer_forwarding = critical_path_instructions(
+        e, lambda vg: start(vg + [e.layer_floor, e.address, LAYER[0], "forward", "org.bench.Handler"]), LAYER, "https://bench.example/x", 2)
     for helper in helpers:
         stop(helper)
     echo = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, PING[0]]), PING, "x", 1)
     refuser = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, REFUSER[0]]), REFUSER, "javascript:void(0)", 1)
+    layer_refusing = critical_path_instructions(
+        e, lambda vg: start(vg + [e.layer_floor, e.address, LAYER[0], "refuse-in-task"]), LAYER, "javascript:void(0)", 1)
     # With the handler registered, as in the latency rows above.
     refused = critical_path_instructions(e, daemon_and_handlers, DISP, "javascript:void(0)", 1)
     for helper in helpers:
         stop(helper)
     note = "callgrind: instructions from each message read to the next sent, per call"
     row(rows, "on the caller's wait: C relay, forwarding", relay, "instructions", note=note)
+    row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", layer_forwarding, "instructions", relay,
+        note="ratio: times the relay's; bench/DBusLayer, the daemon's HandleURL call")
     row(rows, "on the caller's wait: openurld, forwarded to one handler", forwarded, "instructions", relay,
-        note="ratio: times the relay's; deterministic, unlike the latency it explains")
+        note=f"ratio: times the relay's ({forwarded / layer_forwarding:.2f}× the D-Bus layer's); deterministic, unlike the latency it explains")
     row(rows, "on the caller's wait: C echo server", echo, "instructions", note=note)
     row(rows, "on the caller's wait: C server refusing openurld's OpenURL", refuser, "instructions", echo, note="ratio: times the echo server's")
+    row(rows, "on the caller's wait: D-Bus layer refusing from a task (no walk)", layer_refusing, "instructions", refuser,
+        note="ratio: times the C server refusing the same message; bench/DBusLayer")
     row(rows, "on the caller's wait: openurld, refused in the daemon", refused, "instructions", echo,
-        note=f"ratio: times the echo server's ({refused / refuser:.2f}× the C server refusing the same message)")
+        note=f"ratio: times the echo server's ({refused / refuser:.2f}× the C server refusing the same message, {refused / layer_refusing:.2f}× the D-Bus layer's)")
 
 
 def mapped_after(log, count, deadline=30):
