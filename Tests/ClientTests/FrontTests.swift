@@ -103,8 +103,11 @@ struct FrontTests {
                 ["status"], [page], ["./nonexistent.html"], ["file://" + page], ["https://example.com/\u{202E}"],
                 ["-v", "https://example.com/verbose"], ["--ask", "https://example.com/ask"], ["-qv", "https://example.com/qv"],
             ]
-            // Each program runs every line, then a sentinel: once the
-            // sentinel's launch is recorded, the launches before it are too.
+            // Each program runs every line, then a sentinel that must open.
+            // Every launch was made before its command returned, so once the
+            // sentinel is recorded and no recorder of the tree still runs, the
+            // launches before it are recorded too (their recorders finish in
+            // any order: one loaded run saw the sentinel's before --ask's).
             func runAll(_ program: String) async throws -> (results: [CommandResult], opened: [String]) {
                 for file in (try? FileManager.default.contentsOfDirectory(atPath: tree.records)) ?? [] {
                     try FileManager.default.removeItem(atPath: tree.records + "/" + file)
@@ -114,7 +117,7 @@ struct FrontTests {
                 let sentinel = "https://sentinel.example/" + (program == Binaries.openurl ? "front" : "full")
                 #expect(try await run([program, sentinel], environment: environment).status == 0)
                 var opened: [String] = []
-                for _ in 0..<500 where !opened.contains(sentinel) {
+                for _ in 0..<500 where !opened.contains(sentinel) || tree.recorderIsRunning {
                     opened = tree.recorded().flatMap(\.arguments)
                     try await Task.sleep(for: .milliseconds(10))
                 }

@@ -106,6 +106,21 @@ public final class XDGTree: Sendable {
         }
     }
 
+    /// Whether a recorder of this tree is still running. An open is answered
+    /// once `posix_spawn` has executed the application, so when the opens
+    /// that started them have returned, no recorder running means every
+    /// record is written; recorders finish in any order, so a later launch's
+    /// record says nothing of an earlier one's. (A finished recorder not yet
+    /// reaped is a zombie, whose command line is empty.)
+    public var recorderIsRunning: Bool {
+        let recorder = root + "/bin/recorder"
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where entry.allSatisfy(\.isNumber) {
+            guard let cmdline = FileManager.default.contents(atPath: "/proc/" + entry + "/cmdline") else { continue }
+            if String(decoding: cmdline, as: UTF8.self).contains(recorder) { return true }
+        }
+        return false
+    }
+
     /// Waits until `count` records exist (launches are asynchronous to the caller).
     public func waitForRecords(_ count: Int, within limit: Duration = .seconds(5)) async throws -> [Record] {
         let clock = ContinuousClock()
