@@ -151,7 +151,10 @@ extension Message {
     }
 
     /// A successful reply to `call`.
+    /// - Throws: `InvalidArgs` when `call` was never sent (a reply names the
+    ///   call's serial; libdbus aborts the process on serial 0).
     public static func reply(to call: Message, arguments: [Value] = []) throws(DBusError) -> Message {
+        try call.checkAnswerable()
         guard let raw = dbus_message_new_method_return(call.raw) else { throw .noMemory }
         let message = Message(adopting: raw)
         try MessageEncoder.append(arguments, to: message)
@@ -159,13 +162,21 @@ extension Message {
     }
 
     /// An error reply to `call`.
+    /// - Throws: `InvalidArgs` when `call` was never sent, as `reply(to:arguments:)`.
     public static func errorReply(to call: Message, _ error: DBusError) throws(DBusError) -> Message {
+        try call.checkAnswerable()
         // The text often quotes a peer's input, and reaches GIO's dialogs, a
         // terminal, a log: control, bidi and invisible characters (NUL,
         // which would truncate it, among them) are spelled out, as logs spell them.
         let text = displayable(error.message)
         guard let raw = dbus_message_new_error(call.raw, error.name.rawValue, text) else { throw .noMemory }
         return Message(adopting: raw)
+    }
+
+    /// A reply carries the serial of the call it answers, and libdbus aborts
+    /// the process rather than set serial 0: refused here instead.
+    private func checkAnswerable() throws(DBusError) {
+        guard serial != 0 else { throw .invalidArgs("cannot answer a message that was never sent: it has no serial") }
     }
 
     /// Parses a message from its wire format, as libdbus would receive it.

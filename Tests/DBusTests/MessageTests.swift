@@ -44,4 +44,12 @@ import Testing
         #expect(reply.member == nil)
         #expect(reply.destination == nil)  // the call's sender, which only the bus fills in
     }
+
+    /// A reply names its call's serial; libdbus aborts the process when asked
+    /// to answer a call that has none (never sent). The wrapper refuses first.
+    @Test func aCallNeverSentCannotBeAnswered() throws {
+        let unsent = try Message.methodCall(destination: ":1.42", path: "/", interface: nil, member: "Ping")
+        #expect(throws: DBusError.self) { try Message.reply(to: unsent) }
+        #expect(throws: DBusError.self) { try Message.errorReply(to: unsent, .failed("no")) }
+    }
 }
