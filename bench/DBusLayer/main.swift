@@ -61,6 +61,9 @@ do {
         }
         // Checked once, as the daemon checks a handler's path when it registers.
         let path = try ObjectPath("/h0")
+        // The timeout and the bound on unanswered calls are the daemon's
+        // (Dispatcher.Configuration.handlerTimeout, Dispatcher.maximumCallsPerHandlerConnection),
+        // written out rather than imported: the floor links no daemon library.
         method = ExportedMethod(DispatcherAPI.Member.openURL, arguments: signature.arguments, results: signature.results,
                                 asyncAnswer: { call throws(DBusError) in
                                     let url = try url(of: call)
