@@ -28,7 +28,10 @@ extension Connection {
         let pending = PendingCall(connection: self, destination: message.destination)
         pending.awaitingLimit = limit
         let result: Result<Message, DBusError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Unchecked: `PendingCall` resumes its continuation exactly once
+            // (`finish` takes it under the lock), which is what a checked one
+            // would verify at the price of an object and atomics on every call.
+            await withUnsafeContinuation { continuation in
                 pending.install(continuation)
                 // Inline on this thread while the loop is idle (see `send`).
                 loop.sync { start(pending, message, timeout: timeout) }
@@ -174,7 +177,7 @@ public struct SentCall: Sendable {
     ///   deadline, `Disconnected`; cancelling the waiting task gives up the call.
     public func reply() async throws(DBusError) -> Message {
         let result: Result<Message, DBusError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { pending.install($0) }
+            await withUnsafeContinuation { pending.install($0) }  // exactly once: see `call`
         } onCancel: {
             pending.cancel()
         }
@@ -216,7 +219,7 @@ final class PendingCall: @unchecked Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var continuation: CheckedContinuation<Result<Message, DBusError>, Never>?
+        var continuation: UnsafeContinuation<Result<Message, DBusError>, Never>?
         var early: Result<Message, DBusError>?  // finished before the continuation was installed
         var cancelled = false
     }
@@ -230,7 +233,7 @@ final class PendingCall: @unchecked Sendable {
         self.completion = completion
     }
 
-    func install(_ continuation: CheckedContinuation<Result<Message, DBusError>, Never>) {
+    func install(_ continuation: UnsafeContinuation<Result<Message, DBusError>, Never>) {
         let early: Result<Message, DBusError>? = state.withLock { state in
             if let early = state.early { return early }
             state.continuation = continuation
@@ -249,7 +252,7 @@ final class PendingCall: @unchecked Sendable {
             if first { completion(result) }
             return
         }
-        let continuation: CheckedContinuation<Result<Message, DBusError>, Never>? = state.withLock { state in
+        let continuation: UnsafeContinuation<Result<Message, DBusError>, Never>? = state.withLock { state in
             if let continuation = state.continuation {
                 state.continuation = nil
                 state.early = .failure(.noReply("already finished"))  // blocks later installs
