@@ -1,14 +1,22 @@
+import CDBus
+
 extension Connection {
     /// Exports an object at `path` with the given interfaces, replacing any
     /// object exported there before. `Introspectable`, `Properties` and `Peer`
     /// are answered for it automatically.
     public func export(_ interfaces: [ExportedInterface], at path: ObjectPath) {
-        state.withLock { $0.objects[path] = interfaces }
+        state.withLock { state in
+            state.objects[path] = interfaces
+            state.lastRoutedObject = nil
+        }
     }
 
     /// Removes the object at `path`; later calls to it get `UnknownObject`.
     public func unexport(_ path: ObjectPath) {
-        state.withLock { _ = $0.objects.removeValue(forKey: path) }
+        state.withLock { state in
+            state.objects.removeValue(forKey: path)
+            state.lastRoutedObject = nil
+        }
     }
 
     /// Emits a signal from `path`.
@@ -175,63 +183,90 @@ extension Connection {
         case run(ExportedMethod, MethodCall)
     }
 
+    /// Finds the method a call is for, checks its signature and decodes its
+    /// arguments. The header's path, interface, member and signature are
+    /// compared where libdbus holds them: `String`s are made of them only
+    /// for the standard interfaces and for errors, not for every call.
     private func route(_ message: Message) -> Delivery {
-        guard let path = message.path, let member = message.member else {
-            return .reply(.failure(.invalidArgs("method call without path or member")))
+        withExtendedLifetime(message) {
+            guard let path = dbus_message_get_path(message.raw), let member = dbus_message_get_member(message.raw) else {
+                return .reply(.failure(.invalidArgs("method call without path or member")))
+            }
+            let interface = dbus_message_get_interface(message.raw)
+            if let standard = routeStandard(message, interface: interface, member: member) { return standard }
+            guard let interfaces = exportedInterfaces(at: path) else {
+                return .reply(.failure(DBusError(.unknownObject, "no object at path \(String(cString: path))")))
+            }
+            // Plain loops over the exported interfaces: this runs for every call.
+            var method: ExportedMethod?
+            var interfaceFound = false
+            search: for exported in interfaces {
+                if let interface {
+                    guard exported.name.rawValue.equals(cString: interface) else { continue }
+                    interfaceFound = true
+                }
+                for candidate in exported.methods where candidate.name.rawValue.equals(cString: member) {
+                    method = candidate
+                    break search
+                }
+                if interface != nil { break }
+            }
+            if let interface, !interfaceFound {
+                return .reply(.failure(DBusError(
+                    .unknownInterface, "object \(String(cString: path)) has no interface \(String(cString: interface))")))
+            }
+            guard let method else {
+                let owner = interface.map { " on interface \(String(cString: $0))" } ?? ""
+                return .reply(.failure(DBusError(.unknownMethod, "no method \(String(cString: member))\(owner) at \(String(cString: path))")))
+            }
+            guard let signature = dbus_message_get_signature(message.raw), method.inputSignature.rawValue.equals(cString: signature) else {
+                return .reply(
+                    .failure(
+                        .invalidArgs(
+                            "\(method.name) takes arguments of type '\(method.inputSignature)', got '\(message.signature)'")))
+            }
+            do throws(DBusError) {
+                return .run(method, MethodCall(message: message, arguments: try message.arguments()))
+            } catch {
+                return .reply(.failure(error))
+            }
         }
-        let interface = message.interface
+    }
+
+    /// The interfaces exported at `path`. The object found last is kept
+    /// (until objects change), so that a run of calls to one object makes
+    /// and hashes no `String` of its path.
+    private func exportedInterfaces(at path: UnsafePointer<CChar>) -> [ExportedInterface]? {
+        state.withLock { state in
+            if let last = state.lastRoutedObject, last.path.rawValue.equals(cString: path) { return last.interfaces }
+            let key = ObjectPath(trusted: String(cString: path))
+            guard let found = state.objects[key] else { return nil }
+            state.lastRoutedObject = (key, found)
+            return found
+        }
+    }
+
+    /// Answers `Introspect` and `org.freedesktop.DBus.Properties` for the
+    /// exported objects; `nil` for every other call, and for these where
+    /// nothing is exported (they then get the errors any call would).
+    private func routeStandard(_ message: Message, interface: UnsafePointer<CChar>?, member: UnsafePointer<CChar>) -> Delivery? {
+        let introspect = "Introspect".equals(cString: member)
+            && (interface.map { "org.freedesktop.DBus.Introspectable".equals(cString: $0) } ?? true)
+        let properties = interface.map { "org.freedesktop.DBus.Properties".equals(cString: $0) } ?? false
+        guard introspect || properties, let path = message.path, let member = message.member else { return nil }
         let interfaces = state.withLock { $0.objects[path] }
-        switch (interface?.rawValue, member.rawValue) {
-        case ("org.freedesktop.DBus.Introspectable", "Introspect"), (nil, "Introspect"):
+        if introspect {
             // Children are worked out for Introspect only, not for every call.
             let children = state.withLock { Introspection.children(of: path, among: $0.objects.keys) }
-            guard interfaces != nil || !children.isEmpty else { break }
+            guard interfaces != nil || !children.isEmpty else { return nil }
             guard message.signature.types.isEmpty else {
                 return .reply(.failure(.invalidArgs("Introspect takes no arguments, got '\(message.signature)'")))
             }
             let xml = Introspection.xml(for: interfaces ?? [], children: children)
             return .reply(.success([.string(xml)]))
-        case ("org.freedesktop.DBus.Properties", _):
-            guard let interfaces else { break }
-            do { return .reply(.success(try properties(member, message, interfaces))) } catch {
-                return .reply(.failure(error))
-            }
-        default:
-            break
         }
-        guard let interfaces else {
-            return .reply(.failure(DBusError(.unknownObject, "no object at path \(path)")))
-        }
-        // Plain loops over the exported interfaces: this runs for every call.
-        var method: ExportedMethod?
-        var interfaceFound = false
-        search: for exported in interfaces {
-            if let interface {
-                guard exported.name == interface else { continue }
-                interfaceFound = true
-            }
-            for candidate in exported.methods where candidate.name == member {
-                method = candidate
-                break search
-            }
-            if interface != nil { break }
-        }
-        if let interface, !interfaceFound {
-            return .reply(.failure(DBusError(.unknownInterface, "object \(path) has no interface \(interface)")))
-        }
-        guard let method else {
-            let owner = interface.map { " on interface \($0)" } ?? ""
-            return .reply(.failure(DBusError(.unknownMethod, "no method \(member)\(owner) at \(path)")))
-        }
-        guard message.signatureText == method.inputSignature.rawValue else {
-            return .reply(
-                .failure(
-                    .invalidArgs(
-                        "\(member) takes arguments of type '\(method.inputSignature)', got '\(message.signature)'")))
-        }
-        do {
-            return .run(method, MethodCall(message: message, arguments: try message.arguments()))
-        } catch {
+        guard let interfaces else { return nil }
+        do { return .reply(.success(try self.properties(member, message, interfaces))) } catch {
             return .reply(.failure(error))
         }
     }

@@ -251,6 +251,9 @@ struct ConnectionState {
     var loopExecutor: LoopExecutor?
     var nextCallID: UInt64 = 0
     var objects: [ObjectPath: [ExportedInterface]] = [:]
+    /// The object the last call was routed to (`Connection+Objects`);
+    /// forgotten whenever `objects` changes.
+    var lastRoutedObject: (path: ObjectPath, interfaces: [ExportedInterface])?
     var subscriptions: [UInt64: SignalSubscription.Entry] = [:]
     var nextSubscriptionID: UInt64 = 1
 }

@@ -140,6 +140,56 @@ struct BusTests {
         }
     }
 
+    /// Routing compares the header's strings where libdbus holds them and
+    /// keeps the object it found last: neither may route a call to an
+    /// object that is gone, replaced, or only shares a prefix of its path.
+    @Test func callsAreRoutedToTheObjectsAsTheyNowStand() async throws {
+        try await withPeers { _, server, client in
+            func errorName(_ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName, _ arguments: [Value] = []) async -> ErrorName? {
+                do {
+                    _ = try await client.call(server.uniqueName, path, interface, member, arguments)
+                    return nil
+                } catch { return error.name }
+            }
+            let two: [Value] = [.int32(2), .int32(3)]
+            #expect(await errorName(Self.path, Self.interface, "Add", two) == nil)
+            // Longer and shorter than the object found last, and differing in its last byte.
+            #expect(await errorName("/org/example/Test2", Self.interface, "Add", two) == .unknownObject)
+            #expect(await errorName("/org/example/Tes", Self.interface, "Add", two) == .unknownObject)
+            #expect(await errorName("/org/example/Tesu", Self.interface, "Add", two) == .unknownObject)
+            // Members and interfaces that only share a prefix are other names.
+            #expect(await errorName(Self.path, Self.interface, "Ad", two) == .unknownMethod)
+            #expect(await errorName(Self.path, Self.interface, "Add2", two) == .unknownMethod)
+            #expect(await errorName(Self.path, "org.example.Tes", "Add", two) == .unknownInterface)
+            #expect(await errorName(Self.path, Self.interface, "Add", [.int32(2)]) == .invalidArgs)
+            // Gone: the same path answers UnknownObject, naming it.
+            server.unexport(Self.path)
+            let gone = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Add", two)
+            }
+            #expect(gone == DBusError(.unknownObject, "no object at path /org/example/Test"))
+            // Replaced: the new interfaces answer, the old ones no longer do.
+            server.export([ExportedInterface(Self.interface, methods: [ExportedMethod("Name", results: [Argument("name", .string)]) { _ in [.string("new")] }])],
+                          at: Self.path)
+            let renamed = try await client.call(server.uniqueName, Self.path, Self.interface, "Name")
+            #expect(renamed == [.string("new")])
+            let replaced = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, Self.interface, "Add", two)
+            }
+            #expect(replaced == DBusError(.unknownMethod, "no method Add on interface org.example.Test at /org/example/Test"))
+            // Another object in between, then the first again.
+            server.export([Self.testInterface()], at: "/org/example/Other")
+            let other = try await client.call(server.uniqueName, "/org/example/Other", Self.interface, "Add", two)
+            #expect(other == [.int32(5)])
+            let first = try await client.call(server.uniqueName, Self.path, Self.interface, "Name")
+            #expect(first == [.string("new")])
+            let wrongInterface = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, Self.path, "org.example.Other", "Name")
+            }
+            #expect(wrongInterface == DBusError(.unknownInterface, "object /org/example/Test has no interface org.example.Other"))
+        }
+    }
+
     @Test func propertiesAreReadOnly() async throws {
         try await withPeers { _, server, client in
             let props: InterfaceName = "org.freedesktop.DBus.Properties"
