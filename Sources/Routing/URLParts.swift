@@ -44,40 +44,61 @@ struct URLParts {
         // Code points, as the WHATWG parser reads them, not Characters: a
         // combining mark after '/' does not hide the slash (`a.example/\u{301}@b`
         // is host a.example), and bytes are much cheaper than graphemes.
-        func isSlash(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "/") || (special && byte == UInt8(ascii: "\\")) }
+        // Found as offsets in one pass over contiguous bytes, then cut once:
+        // every cut is at an ASCII byte, so on a code point's boundary.
+        let split = rest.utf8.withContiguousStorageIfAvailable { Split(of: $0, special: special) }
+            ?? Array(rest.utf8).withUnsafeBufferPointer { Split(of: $0, special: special) }
         let bytes = rest.utf8
-
-        // Everything up to '?' or '#' is authority and path.
-        let hierarchicalEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
-        let hierarchical = rest[..<hierarchicalEnd]
-        let view = hierarchical.utf8
-        var index = view.startIndex
-        var slashes = 0
-        while index < view.endIndex, isSlash(view[index]) {
-            slashes += 1
-            index = view.index(after: index)
-        }
-        // Special schemes have an authority whatever the slashes (`http:x.org`
-        // opens x.org); others only after exactly `//`.
-        let hasAuthority = special ? index < view.endIndex : slashes >= 2
-        guard hasAuthority else {
+        func at(_ offset: Int) -> Substring.Index { bytes.index(bytes.startIndex, offsetBy: offset) }
+        guard let authority = split.authority else {
             host = nil
             writtenHost = nil
             port = nil
-            path = hierarchical
+            path = rest[..<at(split.hierarchicalEnd)]
             return
         }
-        if !special {
-            index = view.index(view.startIndex, offsetBy: 2)
+        path = rest[at(authority.upperBound)..<at(split.hierarchicalEnd)]
+        let hostAndPort = HostAndPort(rest[at(split.afterUserinfo)..<at(authority.upperBound)])
+        writtenHost = hostAndPort.host
+        (host, port, hostProblem) = Self.host(hostAndPort)
+    }
+
+    /// Where a URL's parts start and end, in bytes after its scheme's `:`.
+    private struct Split {
+        /// Everything up to `?` or `#` is authority and path.
+        var hierarchicalEnd: Int
+        /// The authority, when there is one.
+        var authority: Range<Int>?
+        /// Where the authority's host starts, after any userinfo and its `@`.
+        var afterUserinfo = 0
+
+        init(of bytes: UnsafeBufferPointer<UInt8>, special: Bool) {
+            func isSlash(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "/") || (special && byte == UInt8(ascii: "\\")) }
+            hierarchicalEnd = bytes.count
+            for index in bytes.indices where bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: "#") {
+                hierarchicalEnd = index
+                break
+            }
+            var index = 0
+            while index < hierarchicalEnd, isSlash(bytes[index]) { index += 1 }
+            // Special schemes have an authority whatever the slashes (`http:x.org`
+            // opens x.org); others only after exactly `//`.
+            let hasAuthority = special ? index < hierarchicalEnd : index >= 2
+            guard hasAuthority else { return }
+            let start = special ? index : 2
+            var end = start
+            while end < hierarchicalEnd, !isSlash(bytes[end]) { end += 1 }
+            authority = start..<end
+            afterUserinfo = start
+            var at = end
+            while at > start {
+                at -= 1
+                if bytes[at] == UInt8(ascii: "@") {
+                    afterUserinfo = at + 1
+                    break
+                }
+            }
         }
-        let authorityEnd = view[index...].firstIndex(where: isSlash) ?? view.endIndex
-        let authority = hierarchical[index..<authorityEnd]
-        path = hierarchical[authorityEnd...]
-        let at = authority.utf8.lastIndex(of: UInt8(ascii: "@"))
-        let afterUserinfo = authority[(at.map { authority.utf8.index(after: $0) } ?? authority.startIndex)...]
-        let split = HostAndPort(afterUserinfo)
-        writtenHost = split.host
-        (host, port, hostProblem) = Self.host(split)
     }
 
     /// The host of an authority (its userinfo taken off), as a browser reads
