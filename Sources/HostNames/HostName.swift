@@ -54,8 +54,17 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
     /// unspecialized, asking the runtime for its associated types on every
     /// step (a quarter of a million instructions the first time).
     public static func parse(_ input: Substring) -> Result<HostName, Failure> {
+        // The common host is read where it lies (a native string's bytes
+        // are contiguous); anything else is copied once and parsed in full.
+        let inPlace = input.utf8.withContiguousStorageIfAvailable(parsePlain)
+        if case let plain?? = inPlace { return plain }
         let bytes = Array(input.utf8)
-        if let plain = parsePlain(bytes) { return plain }
+        if case .none = inPlace, let plain = bytes.withUnsafeBufferPointer(parsePlain) { return plain }
+        return parseInFull(bytes)
+    }
+
+    /// The standard's host parser, every step, for any host.
+    static func parseInFull(_ bytes: [UInt8]) -> Result<HostName, Failure> {
         if bytes.first == UInt8(ascii: "[") {
             guard bytes.last == UInt8(ascii: "]"), bytes.count > 2 else { return .failure(Failure("an IPv6 address lacks its closing ']'")) }
             return IPv6Address.parse(bytes[1..<bytes.count - 1]).map { .ipv6($0.description) }
@@ -77,37 +86,37 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
         return .success(.domain(ascii))
     }
 
-    /// The common host in one pass: ASCII letters, digits, `-` and `.` with no
-    /// label starting `xn--`, which the steps below (no escapes to decode,
+    /// The common host in one pass over its bytes: ASCII letters, digits,
+    /// `-` and `.`, which the full path's steps (no escapes to decode,
     /// domain-to-ASCII's ASCII path, no forbidden code point) map to itself
-    /// lowercased. `nil` for anything else, which takes the full path.
-    private static func parsePlain(_ bytes: [UInt8]) -> Result<HostName, Failure>? {
-        var lower: [UInt8] = []
-        lower.reserveCapacity(bytes.count)
-        var labelStart = 0
+    /// lowercased, `xn--` labels included (`parseInFull` is the reference:
+    /// `PlainHostTests` holds the two to the same answers). `nil` for
+    /// anything else, which takes the full path.
+    private static func parsePlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<HostName, Failure>? {
+        guard !bytes.isEmpty else { return nil }
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"): lower.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): lower.append(byte | 0x20)
-            case UInt8(ascii: "."):
-                if isACE(lower[labelStart...]) { return nil }
-                lower.append(byte)
-                labelStart = lower.count
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                continue
             default: return nil
             }
         }
-        guard !lower.isEmpty, !isACE(lower[labelStart...]) else { return nil }
-        let ascii = String(decoding: lower, as: UTF8.self)
-        if IPv4Address.endsInANumber(ascii) {
-            return IPv4Address.parse(ascii).map { .ipv4($0.description) }
+        if IPv4Address.endsInANumber(bytes) {
+            return IPv4Address.parse(lowercased(bytes)).map { .ipv4($0.description) }
         }
-        return .success(.domain(ascii))
+        return .success(.domain(lowercased(bytes)))
     }
 
-    private static func isACE(_ label: ArraySlice<UInt8>) -> Bool {
-        let i = label.startIndex
-        return label.count >= 4 && label[i] == UInt8(ascii: "x") && label[i + 1] == UInt8(ascii: "n")
-            && label[i + 2] == UInt8(ascii: "-") && label[i + 3] == UInt8(ascii: "-")
+    /// ASCII bytes as a string, `A`–`Z` lowercased.
+    private static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for index in bytes.indices {
+                let byte = bytes[index]
+                buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
     }
 
     /// The form to compare with patterns: a domain without its trailing dot

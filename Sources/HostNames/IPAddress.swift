@@ -11,17 +11,25 @@ struct IPv4Address: CustomStringConvertible {
 
     /// The standard's "ends in a number": whether the host must parse as IPv4.
     static func endsInANumber(_ host: String) -> Bool {
+        var host = host
+        return host.withUTF8 { endsInANumber($0) }
+    }
+
+    /// `endsInANumber` on a host's bytes, which may be in any case.
+    static func endsInANumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // The last label, one trailing dot ignored, found without splitting
         // the host (every URL's host is asked this).
-        var bytes = host.utf8[...]
-        if bytes.last == UInt8(ascii: ".") { bytes = bytes.dropLast() }
-        let last = bytes[(bytes.lastIndex(of: UInt8(ascii: ".")).map(bytes.index(after:)) ?? bytes.startIndex)...]
+        var end = bytes.count
+        if end > 0, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        var start = end
+        while start > 0, bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
+        let last = UnsafeBufferPointer(rebasing: bytes[start..<end])
         guard !last.isEmpty else { return false }
         if last.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) { return true }
         // Else only `0x` and hex digits (none included) parse as a number:
         // octal and decimal take digits alone. Checked in place, without the
         // parser's copy (a host's last label is nearly always a word).
-        guard last.count >= 2, last.first == UInt8(ascii: "0"), last.dropFirst().first.map({ $0 | 0x20 }) == UInt8(ascii: "x") else { return false }
+        guard last.count >= 2, last[0] == UInt8(ascii: "0"), last[1] | 0x20 == UInt8(ascii: "x") else { return false }
         return last.dropFirst(2).allSatisfy { hexDigitValue($0) != nil }
     }
 

@@ -7,16 +7,29 @@ struct HostAndPort {
     let port: Substring?
 
     init(_ text: Substring) {
-        // By code points (see URLParts), not Characters.
-        let bytes = text.utf8
-        let literalEnd = bytes.first == UInt8(ascii: "[") ? bytes.firstIndex(of: UInt8(ascii: "]")).map(bytes.index(after:)) : nil
-        guard let colon = bytes[(literalEnd ?? bytes.startIndex)...].lastIndex(of: UInt8(ascii: ":")) else {
+        // By code points (see URLParts), not Characters; found as an offset
+        // in the contiguous bytes, then cut once (at an ASCII ':').
+        let colon = text.utf8.withContiguousStorageIfAvailable(Self.colon) ?? Array(text.utf8).withUnsafeBufferPointer(Self.colon)
+        guard let colon else {
             host = text
             port = nil
             return
         }
-        host = text[..<colon]
-        port = text[bytes.index(after: colon)...]
+        let at = text.utf8.index(text.utf8.startIndex, offsetBy: colon)
+        host = text[..<at]
+        port = text[text.utf8.index(after: at)...]
+    }
+
+    /// Where the port's `:` is: the last one, after an IPv6 literal's `]`.
+    private static func colon(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var start = 0
+        if bytes.first == UInt8(ascii: "["), let close = bytes.firstIndex(of: UInt8(ascii: "]")) { start = close + 1 }
+        var index = bytes.count
+        while index > start {
+            index -= 1
+            if bytes[index] == UInt8(ascii: ":") { return index }
+        }
+        return nil
     }
 
     /// A port's value: decimal digits (leading zeros allowed, as in `:0080`)
