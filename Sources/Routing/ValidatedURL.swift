@@ -9,19 +9,46 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
     public static let maximumLength = 32 * 1024
 
     /// The URL as forwarded: lowercase scheme, `:`, the rest as received.
-    public let text: String
+    public var text: String { parts.text }
     /// The scheme, lowercase, e.g. `https`.
-    public let scheme: String
+    public var scheme: String { parts.scheme }
     /// The host, when the URL has an authority, as a browser reads it (see
     /// `HostName`): what host patterns are matched against.
-    public let host: URLHost?
+    public var host: URLHost? { parts.host }
     /// The host as written, before normalisation (`ｅxample.COM.`).
-    public let writtenHost: Substring?
+    public var writtenHost: Substring? { parts.writtenHost }
     /// The port: as written, or the scheme's default (443 for `https`).
-    public let port: UInt16?
+    public var port: UInt16? { parts.port }
     /// The path, as written (not percent-decoded); `/` when a URL with a host
     /// has none (`https://example.com?q` is at `/`, as browsers read it).
-    public let path: Substring
+    public var path: Substring { parts.path }
+
+    /// Everything, shared: a URL is copied through every step of a walk
+    /// (its handlers' candidates, their asks, the route, the log line), and
+    /// a copy is then one retain instead of one for each string in it.
+    private final class Parts: Sendable {
+        let text: String
+        let scheme: String
+        let host: URLHost?
+        let writtenHost: Substring?
+        let port: UInt16?
+        let path: Substring
+
+        init(text: String, scheme: String, host: URLHost?, writtenHost: Substring?, port: UInt16?, path: Substring) {
+            self.text = text
+            self.scheme = scheme
+            self.host = host
+            self.writtenHost = writtenHost
+            self.port = port
+            self.path = path
+        }
+    }
+    private let parts: Parts
+
+    /// Two URLs are the same URL when their texts are: every other part is read from the text.
+    public static func == (left: ValidatedURL, right: ValidatedURL) -> Bool { left.parts === right.parts || left.text == right.text }
+    /// Hashes the text, which every other part is read from.
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 
     /// Validates `input`.
     /// - Throws: `RoutingError.invalidURL` with the first problem and its byte offset.
@@ -32,18 +59,17 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         let (scheme, wasLowercase) = try Self.checkedScheme(input)
         let rest = input.utf8.dropFirst(scheme.utf8.count + 1)
         // Nearly every scheme arrives lowercase: the input is then the text, not a copy.
-        text = wasLowercase ? input : scheme + ":" + String(Substring(rest))
-        self.scheme = scheme
-        let parts = URLParts(scheme: scheme, rest: Substring(rest))
+        let text = wasLowercase ? input : scheme + ":" + String(Substring(rest))
+        let found = URLParts(scheme: scheme, rest: Substring(rest))
         let defaultPort = URLParts.defaultPort(of: scheme)
         // Fail closed: a web URL whose host we cannot read as a browser reads
         // it could be read otherwise by the browser it would go to, past every
         // host pattern (a block included). Whatever the host parser gets
         // wrong next, it is refused here, never passed on.
         if defaultPort != nil {  // a special scheme
-            switch parts.host {
+            switch found.host {
             case .invalid?:
-                let reason = parts.hostProblem.map { " (\($0))" } ?? ""
+                let reason = found.hostProblem.map { " (\($0))" } ?? ""
                 throw RoutingError(.invalidURL, "the host of this \(scheme): URL cannot be read as a browser reads it\(reason)")
             case nil:
                 throw RoutingError(.invalidURL, "\(scheme): URLs need a host, and this one has none")
@@ -51,10 +77,9 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
                 break
             }
         }
-        host = parts.host
-        writtenHost = parts.writtenHost
-        port = parts.port ?? defaultPort
-        path = parts.path.isEmpty && parts.host != nil ? "/" : parts.path
+        parts = Parts(
+            text: text, scheme: scheme, host: found.host, writtenHost: found.writtenHost, port: found.port ?? defaultPort,
+            path: found.path.isEmpty && found.host != nil ? "/" : found.path)
     }
 
     public var description: String { text }

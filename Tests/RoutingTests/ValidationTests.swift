@@ -29,6 +29,15 @@ import Testing
         ("https://نص.example/\u{200D}", "https://نص.example/\u{200D}"),
     ]
 
+    /// A URL is its text: equal texts are equal URLs (a rewrite to the same
+    /// text is no rewrite), whatever the parts they share.
+    @Test func urlsAreEqualExactlyWhenTheirTextsAre() throws {
+        #expect(try ValidatedURL("HTTPS://example.com/a") == ValidatedURL("https://example.com/a"))
+        #expect(try ValidatedURL("https://example.com") != ValidatedURL("https://example.com/"))
+        #expect(try ValidatedURL("https://Example.com/") != ValidatedURL("https://example.com/"))
+        #expect(Set([try ValidatedURL("HTTPS://a/"), try ValidatedURL("https://a/"), try ValidatedURL("https://b/")]).count == 2)
+    }
+
     @Test(arguments: valid)
     func acceptsAndForwardsUnchanged(_ input: String, _ forwarded: String) throws {
         let url = try ValidatedURL(input)
