@@ -1,4 +1,5 @@
 import CDBus
+import CDispatch
 import Dispatch
 import Glibc
 
@@ -27,13 +28,24 @@ final class EventLoop: @unchecked Sendable {
     var onFailure: (DBusError) -> Void = { _ in }
 
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// What libdispatch holds for `queueKey` on this loop's queue (the
+    /// overlay's box of the value set in `init`), read once: asking whether
+    /// this thread is on the queue is then one `dispatch_get_specific` and a
+    /// comparison, where `DispatchQueue.getSpecific` also retained, released
+    /// and unboxed (175 instructions; every send and wake-up asks).
+    private let queueMarker: UnsafeMutableRawPointer?
 
     init(label: String) {
-        queue = DispatchQueue(label: label)
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+        let queue = DispatchQueue(label: label)
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(queue))
+        self.queue = queue
+        queueMarker = queue.sync { dispatch_get_specific(Self.queueKeyAddress) }
     }
 
-    var isOnQueue: Bool { DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) }
+    /// The key as libdispatch knows it: the overlay passes the key object's address.
+    private static var queueKeyAddress: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(queueKey).toOpaque()) }
+
+    var isOnQueue: Bool { queueMarker != nil && dispatch_get_specific(Self.queueKeyAddress) == queueMarker }
 
     func assertOnQueue() { assert(isOnQueue, "libdbus touched off its loop queue") }
 
