@@ -11,9 +11,9 @@ extension Dispatcher {
     /// would stop before the fallback, or none is set up).
     func explain(_ url: ValidatedURL, caller: BusName) async -> (steps: [[String: Variant]], application: String) {
         let rules = loadedRules.rules
-        let appID = LazyAppID(caller: caller, identities: identities)
-        let callerAppID = rules.needsCallerAppID ? await appID.value : nil
-        let (steps, application) = await router(rules: rules, caller: caller, appID: appID, original: url, activationToken: nil)
+        let walk = WalkCaller(caller, of: self, original: url, activationToken: nil)
+        let callerAppID = rules.needsCallerAppID ? await walk.appID : nil
+        let (steps, application) = await router(for: walk, rules: rules)
             .explain(url, caller: caller.rawValue, callerAppID: callerAppID)
         return (steps.map(Self.explanation), application ?? "")
     }

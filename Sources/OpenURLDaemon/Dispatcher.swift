@@ -79,7 +79,7 @@ public final class Dispatcher: Sendable {
         self.opener = opener
         self.logger = logger
         self.identities = CallerIdentities(connection: connection)
-        self.prompts = PromptLimits()
+        self.prompts = PromptLimits(chooser: asking.chooser)
         self.state = Mutex(State(registry: HandlerRegistry(limits: configuration.limits)))
     }
 
@@ -88,18 +88,22 @@ public final class Dispatcher: Sendable {
     public typealias Route = Router<HandlerEndpoint>.Route
 
     /// The router for one walk: the registry's handlers asked over D-Bus,
-    /// `rules` as loaded when the walk began.
-    func router(rules: RuleSet, caller: BusName, appID: LazyAppID, original: ValidatedURL, activationToken: String?) -> Router<HandlerEndpoint> {
+    /// `rules` as loaded when the walk began. Each closure captures one
+    /// reference (`walk`, or the dispatcher), which is then its context:
+    /// making the router allocates nothing but the router's own state.
+    func router(for walk: WalkCaller, rules: RuleSet) -> Router<HandlerEndpoint> {
         Router(
             rules: rules,
-            handlers: { [self] url, position in state.withLock { $0.registry.candidates(for: url, caller: caller.rawValue, outside: position) } },
-            ask: { [self] handler, url, timeLeft in
-                await ask(handler, about: url, caller: caller, appID: await appID.value, original: original,
-                          activationToken: activationToken, timeout: min(configuration.handlerTimeout, timeLeft))
+            handlers: { [walk] url, position in
+                walk.dispatcher.state.withLock { $0.registry.candidates(for: url, caller: walk.name.rawValue, outside: position) }
+            },
+            ask: { [walk] handler, url, timeLeft in
+                await walk.dispatcher.ask(handler, about: url, caller: walk.name, appID: await walk.appID, original: walk.original,
+                                          activationToken: walk.activationToken, timeout: min(walk.dispatcher.configuration.handlerTimeout, timeLeft))
             },
             opener: opener, deadline: configuration.walkDeadline,
-            chooser: prompts.chooser(for: caller.rawValue, asking: asking.chooser), chooserDeadline: configuration.chooserDeadline,
-            rememberable: { [asking] url in asking.file == nil ? nil : asking.scopes.targets(for: url) })
+            chooser: prompts.chooser(for: walk.name.rawValue), chooserDeadline: configuration.chooserDeadline,
+            rememberable: { [self] url in asking.file == nil ? nil : asking.scopes.targets(for: url) })
     }
 
     /// Walks the handlers and rules for `url` opened by `caller`, then the
@@ -112,19 +116,18 @@ public final class Dispatcher: Sendable {
     ///   D-Bus methods call once their reply is sent.
     public func dispatch(_ url: ValidatedURL, caller: BusName, activationToken: String?,
                          asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) async -> Walk {
-        // The caller's app ID costs a bus round trip; only handlers and Callers= rules need it.
-        let appID = LazyAppID(caller: caller, identities: identities)
+        let walk = WalkCaller(caller, of: self, original: url, activationToken: activationToken)
         // One set of rules for the whole walk, even if they are reloaded meanwhile.
         let rules = state.withLock { $0.rules }
-        let callerAppID = rules.needsCallerAppID ? await appID.value : nil
-        let route = await router(rules: rules, caller: caller, appID: appID, original: url, activationToken: activationToken)
+        let callerAppID = rules.needsCallerAppID ? await walk.appID : nil
+        let route = await router(for: walk, rules: rules)
             .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken, asking: how) { [logger, notices] rule, reason in
                 logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
                 notices.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
             }
         if let remembered = route.remembered { keep(remembered) }
         if notifying { notifyIfFailed(route, of: url) }
-        return Walk(route: route, url: url, caller: caller, appID: appID.ifKnown ?? "")
+        return Walk(route: route, url: url, caller: caller, appID: walk.appIDIfKnown ?? "")
     }
 
     /// One walk: what it decided, and what its log line names.
@@ -254,23 +257,33 @@ public final class Dispatcher: Sendable {
     }
 }
 
-/// A caller's app ID, looked up on first use only.
-final class LazyAppID: Sendable {
-    private let caller: BusName
-    private let identities: CallerIdentities
+/// Whom one walk is for, as the router's closures need it: the caller, its
+/// app ID (looked up on first use only: a bus round trip that only handlers
+/// and `Callers=` rules need), the URL first asked for and the activation
+/// token. One object, so that each closure captures one reference.
+final class WalkCaller: Sendable {
+    let dispatcher: Dispatcher
+    /// The caller's unique name.
+    let name: BusName
+    let original: ValidatedURL
+    let activationToken: String?
     private let known = Mutex<String?>(nil)
 
-    init(caller: BusName, identities: CallerIdentities) {
-        self.caller = caller
-        self.identities = identities
+    init(_ name: BusName, of dispatcher: Dispatcher, original: ValidatedURL, activationToken: String?) {
+        self.name = name
+        self.dispatcher = dispatcher
+        self.original = original
+        self.activationToken = activationToken
     }
 
-    var ifKnown: String? { known.withLock { $0 } }
+    /// The app ID, when it was looked up already.
+    var appIDIfKnown: String? { known.withLock { $0 } }
 
-    var value: String {
+    /// The caller's app ID ("" when it has none), looked up on first use.
+    var appID: String {
         get async {
-            if let known = ifKnown { return known }
-            let found = await identities.appID(of: caller)
+            if let known = appIDIfKnown { return known }
+            let found = await dispatcher.identities.appID(of: name)
             known.withLock { $0 = found }
             return found
         }

@@ -24,10 +24,19 @@ final class PromptLimits: Sendable {
     }
 
     private let state = Mutex(Open())
+    /// Who asks the person.
+    private let chooser: any Chooser
+
+    /// Bounds on the questions `chooser` is asked.
+    init(chooser: any Chooser) {
+        self.chooser = chooser
+    }
 
     /// A chooser for one walk of `caller`'s that stays within the bounds.
-    func chooser(for caller: String, asking chooser: any Chooser) -> any Chooser {
-        Bounded(limits: self, caller: caller, chooser: chooser)
+    /// (Two words and a string: it fits an existential's inline buffer, so
+    /// making one for every walk allocates nothing.)
+    func chooser(for caller: String) -> any Chooser {
+        Bounded(limits: self, caller: caller)
     }
 
     private enum Admission {
@@ -63,10 +72,9 @@ final class PromptLimits: Sendable {
     private struct Bounded: Chooser {
         let limits: PromptLimits
         let caller: String
-        let chooser: any Chooser
 
         func choose(_ request: ChoiceRequest, timeout: Duration) async -> Choice {
-            switch limits.admit(request, timeout: timeout, caller: caller, chooser: chooser) {
+            switch limits.admit(request, timeout: timeout, caller: caller, chooser: limits.chooser) {
             case .refuse(let reason):
                 // Not asked is not answered: nothing is opened for it.
                 return .lost(reason)
