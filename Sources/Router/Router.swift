@@ -42,13 +42,15 @@ public struct Router<Endpoint: Sendable>: Sendable {
 
     /// - Parameters:
     ///   - rules: one set for the whole walk, even if the files are reloaded meanwhile.
-    ///   - handlers: `nil` for none (openurl's direct path).
-    public init(rules: RuleSet, handlers: Handlers? = nil, ask: @escaping Ask = { _, _, _ in .systemAction },
+    ///   - handlers: none by default (openurl's direct path). Not optional:
+    ///     an optional closure unwrapped into the stored one was rewrapped
+    ///     in a thunk, an allocation on every walk.
+    public init(rules: RuleSet, handlers: @escaping Handlers = { _, _ in [] }, ask: @escaping Ask = { _, _, _ in .systemAction },
                 opener: any URLOpener, deadline: Duration,
                 chooser: any Chooser = NoChooser(), chooserDeadline: Duration = .seconds(300),
                 rememberable: @escaping @Sendable (ValidatedURL) -> RememberTargets? = { _ in nil }) {
         self.rules = rules
-        self.handlers = handlers ?? { _, _ in [] }
+        self.handlers = handlers
         self.ask = ask
         self.opener = opener
         self.deadline = deadline
@@ -111,18 +113,14 @@ public struct Router<Endpoint: Sendable>: Sendable {
         onRuleFailure: @Sendable (Rule, String) -> Void = { _, _ in }
     ) async -> Route {
         let clock = ContinuousClock()
-        var end = clock.now + deadline
-        var launched: String?
-        var remembered: RememberedChoice?
-        var chosenURL: ValidatedURL?
-        var token = activationToken
+        let progress = WalkProgress(end: clock.now + deadline, token: activationToken)
 
         /// Asks the person, then opens what they chose; the answer as a step of the walk.
         /// Never inlined: an async function's locals live in its frame, which the
         /// task allocates per call, and this one's would make every walk's 8 KB.
         @inline(never) func choose(_ current: ValidatedURL, offering targets: [Target], rule: Rule?) async -> HandlerAnswer {
             var request = ChoiceRequest(
-                url: current, candidates: opener.candidates(for: current, offering: targets), activationToken: token,
+                url: current, candidates: opener.candidates(for: current, offering: targets), activationToken: progress.token,
                 callerAppID: callerAppID, rule: rule?.name, remember: rememberable(current), linkText: asking.linkText)
             guard !request.candidates.isEmpty else { return .failed("nothing to offer the chooser for \(current.scheme): URLs") }
             // Named, so that "Use Default" can say where it goes.
@@ -132,16 +130,16 @@ public struct Router<Endpoint: Sendable>: Sendable {
                     ?? ChooserCandidate(target: target, name: id, icon: "")
             }
             // The person's time is not the handlers' time: the walk's deadline restarts now.
-            end = clock.now + chooserDeadline
+            progress.end = clock.now + chooserDeadline
             asking.onAsk?()
             let choice = await chooser.choose(request, timeout: chooserDeadline)
             // What follows the answer (the launch, or the rest of the walk) has a walk's time from now.
-            end = max(end, clock.now + deadline)
+            progress.end = max(progress.end, clock.now + deadline)
             switch choice {
             case .target(let target, let chosen, let freshToken, let scope):
-                if let freshToken { token = freshToken }
-                let launch = await LaunchDeadline.$current.withValue(end) {
-                    await opener.open(chosen, with: target, activationToken: token)
+                if let freshToken { progress.token = freshToken }
+                let launch = await LaunchDeadline.$current.withValue(progress.end) {
+                    await opener.open(chosen, with: target, activationToken: progress.token)
                 }
                 let application: String
                 switch launch {
@@ -153,17 +151,17 @@ public struct Router<Endpoint: Sendable>: Sendable {
                 case .noApplication(let reason), .launchFailed(_, let reason):
                     return .failed("could not launch the chosen \(target): \(reason)")
                 }
-                launched = application
+                progress.launched = application
                 // Remembered for the host that opened (the address as
                 // edited), as the window said: never the one first asked about.
                 if scope != .none, request.remember != nil, let scopes = rememberable(chosen) {
                     let domain = scope == .domain ? scopes.domain : nil
-                    remembered = RememberedChoice(
+                    progress.remembered = RememberedChoice(
                         target: target, scheme: current.scheme, host: domain ?? scopes.host, includesSubdomains: domain != nil,
                         priority: rule.map { $0.spec.priority == .max ? .max : $0.spec.priority + 1 } ?? 0)
                 }
                 // The URL opened is the one the person saw, or edited.
-                chosenURL = chosen
+                progress.chosenURL = chosen
                 return .handled
             case .useDefault: return .systemAction
             case .cancelled: return .discarded
@@ -176,7 +174,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
         if asking.first {
             switch await choose(url, offering: [], rule: nil) {
             case .handled:
-                return Route(outcome: .handled, finalURL: chosenURL ?? url, application: launched, trace: [], remembered: remembered)
+                return Route(outcome: .handled, finalURL: progress.chosenURL ?? url, application: progress.launched, trace: [], remembered: progress.remembered)
             case .discarded:
                 return Route(outcome: .discarded, finalURL: url, message: "cancelled in the chooser", trace: [])
             case .undecided(let reason):
@@ -192,8 +190,8 @@ public struct Router<Endpoint: Sendable>: Sendable {
             ask: { step, current in
                 switch step.payload {
                 case .handler(let endpoint):
-                    return await LaunchDeadline.$current.withValue(end) {
-                        await ask(step.withPayload { _ in endpoint }, current, end - clock.now)
+                    return await LaunchDeadline.$current.withValue(progress.end) {
+                        await ask(step.withPayload { _ in endpoint }, current, progress.end - clock.now)
                     }
                 case .rule(let rule):
                     if case .ask(let askedURL, let targets) = rule.evaluate(current) {
@@ -201,24 +199,24 @@ public struct Router<Endpoint: Sendable>: Sendable {
                         if case .failed(let reason) = answer { onRuleFailure(rule, reason) }
                         return answer
                     }
-                    let performance = await LaunchDeadline.$current.withValue(end) {
-                        await rule.perform(on: current, opener: opener, activationToken: token)
+                    let performance = await LaunchDeadline.$current.withValue(progress.end) {
+                        await rule.perform(on: current, opener: opener, activationToken: progress.token)
                     }
-                    if let application = performance.application { launched = application }
+                    if let application = performance.application { progress.launched = application }
                     if case .failed(let reason) = performance.answer { onRuleFailure(rule, reason) }
                     return performance.answer
                 }
             },
-            mayContinue: { clock.now < end })
+            mayContinue: { clock.now < progress.end })
         let decidedByRule = result.trace.last?.isConfigured == true
-        var route = Route(outcome: .undecided, finalURL: result.finalURL, trace: result.trace, remembered: remembered)
+        var route = Route(outcome: .undecided, finalURL: result.finalURL, trace: result.trace, remembered: progress.remembered)
         switch result.outcome {
         case .handled(let id), .discarded(let id):
             route.outcome = result.wasHandled ? .handled : .discarded
             if decidedByRule {
                 route.rule = result.trace.last?.handlerName
-                route.application = launched
-                if result.wasHandled, let chosenURL { route.finalURL = chosenURL }
+                route.application = progress.launched
+                if result.wasHandled, let chosenURL = progress.chosenURL { route.finalURL = chosenURL }
             } else {
                 route.handler = id
             }
@@ -226,8 +224,8 @@ public struct Router<Endpoint: Sendable>: Sendable {
             route.message = reason
             if decidedByRule { route.rule = result.trace.last?.handlerName } else { route.handler = id }
         case .passedOn:
-            let fallbackResult = await LaunchDeadline.$current.withValue(end) {
-                await opener.open(result.finalURL, activationToken: token)
+            let fallbackResult = await LaunchDeadline.$current.withValue(progress.end) {
+                await opener.open(result.finalURL, activationToken: progress.token)
             }
             route.fallBack(fallbackResult)
         }
