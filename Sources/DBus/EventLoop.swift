@@ -34,10 +34,14 @@ final class EventLoop: @unchecked Sendable {
     /// comparison, where `DispatchQueue.getSpecific` also retained, released
     /// and unboxed (175 instructions; every send and wake-up asks).
     private let queueMarker: UnsafeMutableRawPointer?
+    /// The value set for `queueKey`, for the overlay's own lookup should
+    /// the marker not be found (an overlay that keys its values otherwise).
+    private let queueID: ObjectIdentifier
 
     init(label: String) {
         let queue = DispatchQueue(label: label)
-        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(queue))
+        queueID = ObjectIdentifier(queue)
+        queue.setSpecific(key: Self.queueKey, value: queueID)
         self.queue = queue
         queueMarker = queue.sync { dispatch_get_specific(Self.queueKeyAddress) }
     }
@@ -45,7 +49,10 @@ final class EventLoop: @unchecked Sendable {
     /// The key as libdispatch knows it: the overlay passes the key object's address.
     private static var queueKeyAddress: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(queueKey).toOpaque()) }
 
-    var isOnQueue: Bool { queueMarker != nil && dispatch_get_specific(Self.queueKeyAddress) == queueMarker }
+    var isOnQueue: Bool {
+        guard let queueMarker else { return DispatchQueue.getSpecific(key: Self.queueKey) == queueID }
+        return dispatch_get_specific(Self.queueKeyAddress) == queueMarker
+    }
 
     func assertOnQueue() { assert(isOnQueue, "libdbus touched off its loop queue") }
 
