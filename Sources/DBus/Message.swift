@@ -71,11 +71,7 @@ public final class Message: @unchecked Sendable {
     }
     /// The signature of the body; libdbus validated it when the message arrived.
     public var signature: Signature {
-        (try? Signature(signatureText)) ?? .empty
-    }
-    /// The signature's text, unparsed: what routing compares.
-    var signatureText: String {
-        dbus_message_get_signature(raw).map { String(cString: $0) } ?? ""
+        dbus_message_get_signature(raw).flatMap { try? Signature(String(cString: $0)) } ?? .empty
     }
     /// The message's serial number, unique per sender.
     public var serial: UInt32 { dbus_message_get_serial(raw) }

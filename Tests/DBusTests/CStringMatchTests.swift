@@ -31,8 +31,7 @@ import Testing
         }
     }
 
-    /// A string that is not stored as contiguous UTF-8 (bridged or lazily
-    /// made) is compared by value, as before.
+    /// A string made from a slice of a longer one compares by its own bytes.
     @Test func aSubstringMadeStringCompares() {
         let text = String("xx/org/openurld".dropFirst(2))
         #expect(text.equals(cString: "/org/openurld"))
