@@ -206,6 +206,12 @@ def main():
     # that a drift of this shared machine hits floor and daemon alike.
     FWD = ("org.bench.Forward", "/bench", "org.bench.Echo", "Ping")
     server = start([e.busbench, "server", e.address, "org.bench.Server"], cpu=1)
+    # The floor's twin: a second C echo server, the same program on the same
+    # CPU, measured in the same rounds. Its ratio to the floor is what chance
+    # alone makes of a ratio in this run (an A/A test): a target within that
+    # of its line is inside the run's noise.
+    TWIN = ("org.bench.Twin", "/bench", "org.bench.Echo", "Ping")
+    twin = start([e.busbench, "server", e.address, TWIN[0]], cpu=1)
     forwarder = start([e.busbench, "forwarder", e.address, "org.bench.Forward", "org.bench.Server"], cpu=1)
     daemon, _ = e.daemon(["--max-handlers-per-client", "20000", "--max-handlers", "20000"], cpu=1)
     idle_rss = rss_kib(daemon.pid)
@@ -228,12 +234,12 @@ def main():
     LAYER_FWD = ("org.bench.LayerForward",) + LAYER[1:]
     layers = [start([e.layer_floor, e.address, LAYER[0], "refuse"], cpu=1), start([e.layer_floor, e.address, LAYER_TASK[0], "refuse-in-task"], cpu=1),
               start([e.layer_floor, e.address, LAYER_FWD[0], "forward", "org.bench.Handler"], cpu=1)]
-    latency = {"floor": (PING, "x"), "refusal_floor": (REFUSAL_FLOOR, "javascript:void(0)"), "decision": (DISP, "javascript:void(0)"),
+    latency = {"floor": (PING, "x"), "twin": (TWIN, "x"), "refusal_floor": (REFUSAL_FLOOR, "javascript:void(0)"), "decision": (DISP, "javascript:void(0)"),
                "fwd_floor": (FWD, "x"), "relay": (RELAY, "https://bench.example/x"), "forwarded": (DISP, "https://bench.example/x"),
                "layer": (LAYER, "javascript:void(0)"), "layer_task": (LAYER_TASK, "javascript:void(0)"), "layer_fwd": (LAYER_FWD, "https://bench.example/x")}
     # Two placements: the client on the other CPU than the middle (apart), and on the same one.
     rounds = {k: [] for k in latency}
-    shared = {k: [] for k in ("floor", "refusal_floor", "relay", "forwarded", "decision", "layer", "layer_task", "layer_fwd")}
+    shared = {k: [] for k in ("floor", "twin", "refusal_floor", "relay", "forwarded", "decision", "layer", "layer_task", "layer_fwd")}
     for _ in range(ROUNDS):
         for k, (target, arg) in latency.items():
             rounds[k].append(e.client(*target, arg, CALLS, cpu=0))
@@ -255,7 +261,12 @@ def main():
     # in one run) cancel instead of landing on one side of the ratio.
     def paired(runs, subject, base, key=None):
         return statistics.median((s[key] if key else s) / (b[key] if key else b) for s, b in zip(runs[subject], runs[base]))
+    def spread(runs, subject, base, key=None):
+        each = [(s[key] if key else s) / (b[key] if key else b) for s, b in zip(runs[subject], runs[base])]
+        return f"rounds' ratios {min(each):.2f}–{max(each):.2f}"
     ratios = {
+        "twin": paired(rounds, "twin", "floor", "p50_us"), "twin one CPU": paired(shared, "twin", "floor", "p50_us"),
+        "twin tp": paired(tp_rounds, "twin", "floor"),
         "decision": paired(rounds, "decision", "floor", "p50_us"), "forwarded": paired(rounds, "forwarded", "relay", "p50_us"),
         "decision one CPU": paired(shared, "decision", "floor", "p50_us"), "forwarded one CPU": paired(shared, "forwarded", "relay", "p50_us"),
         "decision tp": paired(tp_rounds, "decision", "floor"), "forwarded tp": paired(tp_rounds, "forwarded", "relay"),
@@ -275,6 +286,7 @@ def main():
     floor_tp = {k: e.throughput(*PING, "x", k, CALLS // k) for k in (1, 4)}
     floor_tp[16] = tp16["floor"]
     stop(relay)
+    stop(twin)
     for layer in layers:
         stop(layer)
     stop(handlers)
@@ -284,6 +296,13 @@ def main():
     row(rows, "bus floor p50 (C↔C, free)", floor_free["p50_us"], "µs")
     for k, v in floor_tp.items():
         row(rows, f"bus floor throughput, {k} clients", v, "calls/s", note=how if k == 16 else "")
+    aa = "A/A, the run's noise: a second C echo server against the floor's, in the same rounds; "
+    row(rows, "floor's twin p50 (pinned)", pinned["twin"]["p50_us"], "µs", floor["p50_us"],
+        note=aa + paired_note + "; " + spread(rounds, "twin", "floor", "p50_us"), ratio=ratios["twin"])
+    row(rows, "floor's twin p50, one CPU", one_cpu["twin"], "µs", one_cpu["floor"],
+        note=aa + paired_note + "; " + spread(shared, "twin", "floor", "p50_us"), ratio=ratios["twin one CPU"])
+    row(rows, "floor's twin throughput, 16 clients", tp16["twin"], "calls/s", tp16["floor"],
+        note=aa + paired_note + "; " + spread(tp_rounds, "twin", "floor"), ratio=ratios["twin tp"])
     row(rows, "Ping forwarder p50 (C→C→C, pending calls, pinned)", fwd_floor["p50_us"], "µs", floor["p50_us"],
         note="ratio: bus round trips; the earlier floor, kept for comparison")
     row(rows, "forwarding floor p50 (C relay, openurld's messages, client and middle apart)", relay_floor["p50_us"], "µs",
