@@ -12,21 +12,27 @@ extension Connection {
         state.withLock { $0.awaiting[destination.rawValue] ?? 0 }
     }
 
-    /// A call to a unique name was sent. Loop queue.
-    func startAwaiting(_ pending: PendingCall) {
-        guard case .unique(let name) = pending.authority.destination else { return }
+    /// Counts a call about to be sent to a unique name, unless `limit` of
+    /// its calls are counted already; the check and the count are one
+    /// lookup. Loop queue.
+    /// - Returns: the error to answer the call with when the limit is
+    ///   reached (nothing is counted then), or `nil`.
+    func startAwaiting(_ pending: PendingCall, atMost limit: Int?) -> DBusError? {
+        guard case .unique(let name) = pending.authority.destination else { return nil }
+        let limit = limit ?? .max
+        guard limit > 0, state.withLock({ count(&$0.awaiting[name, default: 0], below: limit) }) else {
+            return DBusError(.limitsExceeded, "\(limit) calls to \(name) await an answer already; not sent")
+        }
         pending.awaitingFrom = name
-        state.withLock { $0.awaiting[name, default: 0] += 1 }
+        return nil
     }
 
-    /// The call's answer came (from the peer or the bus): the bus counts it no more. Loop queue.
+    /// The call's answer came (from the peer or the bus), or it was never
+    /// sent: the bus counts it no more. Loop queue.
     func stopAwaiting(_ pending: PendingCall) {
         guard let name = pending.awaitingFrom else { return }
         pending.awaitingFrom = nil
-        state.withLock { state in
-            state.awaiting[name]! -= 1
-            if state.awaiting[name] == 0 { state.awaiting[name] = nil }
-        }
+        state.withLock { uncount(name, in: &$0.awaiting) }
     }
 
     /// We stopped waiting, but the bus still counts the call until an answer
@@ -45,8 +51,21 @@ extension Connection {
                 message.sender?.rawValue == name || message.sender == .bus
             else { return }
             state.abandoned[message.replySerial] = nil
-            state.awaiting[name]! -= 1
-            if state.awaiting[name] == 0 { state.awaiting[name] = nil }
+            uncount(name, in: &state.awaiting)
         }
     }
+}
+
+/// Adds one to `count` unless it has reached `limit`.
+private func count(_ count: inout Int, below limit: Int) -> Bool {
+    guard count < limit else { return false }
+    count += 1
+    return true
+}
+
+/// Takes one from `name`'s count, forgetting the name at zero: one lookup.
+private func uncount(_ name: String, in counts: inout [String: Int]) {
+    guard let index = counts.index(forKey: name) else { return }
+    counts.values[index] -= 1
+    if counts.values[index] == 0 { counts.remove(at: index) }
 }

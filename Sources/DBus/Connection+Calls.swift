@@ -87,24 +87,25 @@ extension Connection {
             settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("the connection is closed")))
             return
         }
-        if let limit = pending.awaitingLimit, case .unique(let name) = pending.authority.destination,
-            state.withLock({ $0.awaiting[name] ?? 0 }) >= limit
-        {
-            settle(pending, .failure(DBusError(.limitsExceeded, "\(limit) calls to \(name) await an answer already; not sent")))
+        if let refused = startAwaiting(pending, atMost: pending.awaitingLimit) {
+            settle(pending, .failure(refused))
             return
         }
-        guard pending.begin() else { return }  // cancelled before it started
+        guard pending.begin() else {  // cancelled before it started
+            stopAwaiting(pending)
+            return
+        }
         // Before the call, so that the bus's answers about the owner precede its reply.
         if let name = pending.authority.watchedName { watchOwner(for: pending, of: name, on: raw) }
         var serial: UInt32 = 0
         guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
+            stopAwaiting(pending)
             stopWatchingOwner(for: pending)
             settle(pending, .failure(.noMemory))
             return
         }
         pending.serial = serial
         pending.member = message.member
-        startAwaiting(pending)
         pending.deadline = .now() + .milliseconds(Int(milliseconds(timeout)))
         state.withLock { $0.calls[serial] = pending }
         loop.setCallDeadline(pending.deadline, for: serial)

@@ -101,6 +101,9 @@ enum MessageDecoder {
     private static func readAll(_ iterator: inout DBusMessageIter) throws(DBusError) -> [Value] {
         var values: [Value] = []
         while dbus_message_iter_get_arg_type(&iterator) != CDBUS_TYPE_INVALID {
+            // Room for a message's usual few arguments at the first: one
+            // allocation instead of one per argument as the array grows.
+            if values.isEmpty { values.reserveCapacity(4) }
             values.append(try read(&iterator))
             dbus_message_iter_next(&iterator)
         }

@@ -247,6 +247,7 @@ struct ReplyAuthorityTests {
                 try await client.call(peer, Self.path, "org.example.Slow", "Wait", timeout: .seconds(5), awaitingAtMost: 2)
             }
             #expect(refused?.name == .limitsExceeded)
+            #expect(client.callsAwaitingAnswer(from: peer) == 2, "a call refused before it is sent is not counted")
             // The late answers arrive: nobody waits for them, but they end the count.
             // The server's handlers resume on their own tasks, so a Ping sent
             // after `finish` may overtake their replies: each round trip is a
