@@ -314,7 +314,7 @@ extension Connection {
     private func reply(to call: Message, with result: Result<[Value], DBusError>, declared method: ExportedMethod?) {
         guard call.expectsReply else { return }
         var result = result
-        if case .success(let values) = result, let method, !values.elementsEqual(method.resultTypes, by: { $0.type == $1 }) {
+        if case .success(let values) = result, let method, !values.elementsEqual(method.resultTypes, by: { $0.hasType($1) }) {
             result = .failure(
                 .failed(
                     "internal error: \(method.name) produced '\(values.signature)' instead of '\(method.outputSignature)'"

@@ -35,19 +35,22 @@ enum MessageEncoder {
         case .objectPath(let path): return appendText(path.rawValue, type: CDBUS_TYPE_OBJECT_PATH, to: &iterator)
         case .signature(let sig): return appendText(sig.rawValue, type: CDBUS_TYPE_SIGNATURE, to: &iterator)
         case .variant(let inner):
-            return appendContainer(CDBUS_TYPE_VARIANT, signature: inner.type.description, to: &iterator) {
-                append(inner, to: &$0)
+            return inner.type.withSignature { signature in
+                appendContainer(CDBUS_TYPE_VARIANT, signature: signature, to: &iterator) { append(inner, to: &$0) }
             }
         case .array(let element, let items):
-            return appendContainer(CDBUS_TYPE_ARRAY, signature: element.description, to: &iterator) { sub in
-                items.allSatisfy { append($0, to: &sub) }
+            return element.withSignature { signature in
+                appendContainer(CDBUS_TYPE_ARRAY, signature: signature, to: &iterator) { sub in
+                    items.allSatisfy { append($0, to: &sub) }
+                }
             }
         case .dictionary(let key, let valueType, let entries):
-            let entrySignature = "{" + key.description + valueType.description + "}"
-            return appendContainer(CDBUS_TYPE_ARRAY, signature: entrySignature, to: &iterator) { sub in
-                entries.allSatisfy { entry in
-                    appendContainer(CDBUS_TYPE_DICT_ENTRY, signature: nil, to: &sub) {
-                        append(entry.key, to: &$0) && append(entry.value, to: &$0)
+            return DBusType.withEntrySignature(key: key, value: valueType) { entrySignature in
+                appendContainer(CDBUS_TYPE_ARRAY, signature: entrySignature, to: &iterator) { sub in
+                    entries.allSatisfy { entry in
+                        appendContainer(CDBUS_TYPE_DICT_ENTRY, signature: nil, to: &sub) {
+                            append(entry.key, to: &$0) && append(entry.value, to: &$0)
+                        }
                     }
                 }
             }
@@ -68,16 +71,11 @@ enum MessageEncoder {
     /// Opens a container on `iterator`, fills it, and closes it with the same
     /// iterator it was opened with; abandons it if filling fails.
     private static func appendContainer(
-        _ type: Int32, signature: String?, to iterator: inout DBusMessageIter,
+        _ type: Int32, signature: UnsafePointer<CChar>?, to iterator: inout DBusMessageIter,
         fill: (inout DBusMessageIter) -> Bool
     ) -> Bool {
         var sub = DBusMessageIter()
-        let opened =
-            if let signature {
-                signature.withCString { dbus_message_iter_open_container(&iterator, type, $0, &sub) }
-            } else {
-                dbus_message_iter_open_container(&iterator, type, nil, &sub)
-            }
+        let opened = dbus_message_iter_open_container(&iterator, type, signature, &sub)
         guard opened != 0 else { return false }
         guard fill(&sub) else {
             dbus_message_iter_abandon_container(&iterator, &sub)

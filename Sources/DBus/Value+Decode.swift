@@ -12,7 +12,7 @@ extension Array where Element == Value {
     {
         var expected: [DBusType] = []
         repeat expected.append((each T).dbusType)
-        guard map(\.type) == expected else {
+        guard elementsEqual(expected, by: { $0.hasType($1) }) else {
             throw .invalidArgs("expected arguments of type '\(Signature(expected))', got '\(signature)'")
         }
         let cursor = ValueCursor(self)
@@ -42,7 +42,7 @@ extension Array where Element == Value {
     /// The error `decode` throws when these values do not have the expected types.
     @usableFromInline
     func mismatch(expecting expected: [DBusType]) -> DBusError {
-        guard elementsEqual(expected, by: { $0.type == $1 }) else {
+        guard elementsEqual(expected, by: { $0.hasType($1) }) else {
             return .invalidArgs("expected arguments of type '\(Signature(expected))', got '\(signature)'")
         }
         return .invalidArgs("an argument does not have type '\(Signature(expected))'")

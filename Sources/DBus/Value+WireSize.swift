@@ -12,7 +12,7 @@ extension Value {
         case .string(let text): 3 + 4 + text.utf8.count + 1
         case .objectPath(let path): 3 + 4 + path.rawValue.utf8.count + 1
         case .signature(let signature): 1 + signature.description.utf8.count + 1
-        case .variant(let inner): 1 + inner.type.description.utf8.count + 1 + 7 + inner.wireSizeUpperBound
+        case .variant(let inner): 1 + inner.type.signatureLength + 1 + 7 + inner.wireSizeUpperBound
         case .array(_, let items): 3 + 4 + 7 + items.reduce(0) { $0 + $1.wireSizeUpperBound }
         case .dictionary(_, _, let entries): 3 + 4 + 7 + entries.reduce(0) { $0 + 7 + $1.key.wireSizeUpperBound + $1.value.wireSizeUpperBound }
         case .structure(let fields): 7 + fields.reduce(0) { $0 + $1.wireSizeUpperBound }

@@ -49,6 +49,24 @@ public enum Value: Hashable, Sendable {
         case .structure(let fields): .structure(fields.map(\.type))
         }
     }
+
+    /// Whether this value has `type`: `self.type == type`, without building
+    /// the value's type (a structure's is an array, a container's a box),
+    /// as every check of arguments and replies against a signature asks.
+    public func hasType(_ type: DBusType) -> Bool {
+        switch (self, type) {
+        case (.byte, .byte), (.boolean, .boolean), (.int16, .int16), (.uint16, .uint16), (.int32, .int32),
+            (.uint32, .uint32), (.int64, .int64), (.uint64, .uint64), (.double, .double), (.string, .string),
+            (.objectPath, .objectPath), (.signature, .signature), (.variant, .variant):
+            true
+        case (.array(let element, _), .array(let expected)): element == expected
+        case (.dictionary(let key, let value, _), .dictionary(let expectedKey, let expectedValue)):
+            key == expectedKey && value == expectedValue
+        case (.structure(let fields), .structure(let expected)):
+            fields.elementsEqual(expected) { $0.hasType($1) }
+        default: false
+        }
+    }
 }
 
 /// One key–value pair of a D-Bus dictionary, kept in wire order.
@@ -82,14 +100,14 @@ extension Value {
         case .array(let element, let items):
             if element == .unixFD { return "unix file descriptors are not supported" }
             for item in items {
-                if item.type != element { return "an array of \(element) holds a \(item.type)" }
+                if !item.hasType(element) { return "an array of \(element) holds a \(item.type)" }
                 if let problem = item.problem(depth: depth + 1) { return problem }
             }
         case .dictionary(let key, let value, let entries):
             guard key.isBasic else { return "a dictionary key must be a basic type, not \(key)" }
             for entry in entries {
-                if entry.key.type != key { return "a dictionary with \(key) keys holds a \(entry.key.type) key" }
-                if entry.value.type != value {
+                if !entry.key.hasType(key) { return "a dictionary with \(key) keys holds a \(entry.key.type) key" }
+                if !entry.value.hasType(value) {
                     return "a dictionary with \(value) values holds a \(entry.value.type) value"
                 }
                 if let problem = entry.key.problem(depth: depth + 1) ?? entry.value.problem(depth: depth + 1) {
