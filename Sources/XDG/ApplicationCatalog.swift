@@ -25,6 +25,11 @@ public struct ApplicationCatalog: Sendable {
     public let aliases: [String: String]
     /// Canonical type → its aliases, sorted.
     private let aliasesOf: [String: [String]]
+    /// Each type an entry's `MimeType=` names → the IDs of the entries
+    /// naming it: made once, so that finding an entry claiming a type looks
+    /// up its names instead of scanning every entry's list (300 entries made
+    /// a lookup of a type nobody claims cost 110 000 instructions).
+    private let claimants: [String: [String]]
 
     /// - Parameter aliases: the MIME database's `aliases` (alias → canonical
     ///   type): a type is looked up under every name it has, in
@@ -36,6 +41,11 @@ public struct ApplicationCatalog: Sendable {
         var aliasesOf: [String: [String]] = [:]
         for (alias, canonical) in aliases { aliasesOf[canonical, default: []].append(alias) }
         self.aliasesOf = aliasesOf.mapValues { $0.sorted() }
+        var claimants: [String: [String]] = [:]
+        for (id, installed) in entries {
+            for type in Set(installed.entry.mimeTypes) { claimants[type, default: []].append(id) }
+        }
+        self.claimants = claimants
     }
 
     /// Every name of `mimeType`: its canonical name first, then its aliases
@@ -198,9 +208,12 @@ public struct ApplicationCatalog: Sendable {
                 for id in level.removed[name] ?? [] where isInScope(id, from: level.removalScope) { blocked.insert(id) }
             }
         }
-        let listing = entries.values.filter { installed in names.contains(where: installed.entry.mimeTypes.contains) }
-            .sorted { ($0.directoryIndex, $0.entry.id) < ($1.directoryIndex, $1.entry.id) }
-        for installed in listing { add(installed.entry.id) }
+        // The entries listing any name of the type, in precedence order: by
+        // directory, then by ID.
+        var listing = Set<String>()
+        for name in names { listing.formUnion(claimants[name] ?? []) }
+        let ranked = listing.compactMap { id in entries[id].map { (directory: $0.directoryIndex, id: id) } }.sorted { ($0.directory, $0.id) < ($1.directory, $1.id) }
+        for entry in ranked { add(entry.id) }
         return ordered
     }
 
