@@ -139,9 +139,27 @@ public enum FileSystem {
 
     /// The modification time and size of a path, for cache validation.
     package static func signature(_ path: String) -> [Int] {
+        var signature: [Int] = []
+        appendSignature(of: path, to: &signature)
+        return signature
+    }
+
+    /// The signatures of `paths` one after another, in one array (one
+    /// allocation, where joining each path's made one a path).
+    package static func signature(of paths: [String]) -> [Int] {
+        var signature: [Int] = []
+        signature.reserveCapacity(paths.count * 4)
+        for path in paths { appendSignature(of: path, to: &signature) }
+        return signature
+    }
+
+    private static func appendSignature(of path: String, to signature: inout [Int]) {
         var info = stat()
-        guard EscapedBytes.withCString(path, { stat($0, &info) }) == 0 else { return [-1] }
-        return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec, Int(info.st_size), Int(info.st_ino)]
+        guard EscapedBytes.withCString(path, { stat($0, &info) }) == 0 else { return signature.append(-1) }
+        signature.append(info.st_mtim.tv_sec)
+        signature.append(info.st_mtim.tv_nsec)
+        signature.append(Int(info.st_size))
+        signature.append(Int(info.st_ino))
     }
 
     /// `realpath(3)`: the path with symlinks resolved.
