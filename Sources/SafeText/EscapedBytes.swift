@@ -94,15 +94,8 @@ public enum EscapedBytes {
     }
 
     /// Whether `text` may hold an escape: every escape's UTF-8 starts with
-    /// 0xF4, and a native string's bytes are searched for one with `memchr`
-    /// (stepping through the UTF-8 view cost 30 instructions a byte, and
-    /// every path handed to the kernel is asked).
-    private static func mayHaveEscapes(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard let start = bytes.baseAddress else { return false }
-            return memchr(start, 0xF4, bytes.count) != nil
-        } ?? text.utf8.contains(0xF4)
-    }
+    /// 0xF4 (every path handed to the kernel is asked).
+    private static func mayHaveEscapes(_ text: String) -> Bool { text.containsByte(0xF4) }
 
     /// Whether `text` has an escape scalar, that is, stands for bytes that
     /// are not its UTF-8.
@@ -118,5 +111,17 @@ public enum EscapedBytes {
         var n = 0
         while s[n] != 0 { n += 1 }
         return n
+    }
+}
+
+extension String {
+    /// Whether the string's UTF-8 holds `byte`, found with `memchr` in a
+    /// native string's contiguous bytes (stepping through the UTF-8 view
+    /// cost 30 instructions a byte).
+    public func containsByte(_ byte: UInt8) -> Bool {
+        utf8.withContiguousStorageIfAvailable { bytes in
+            guard let start = bytes.baseAddress else { return false }
+            return memchr(start, Int32(byte), bytes.count) != nil
+        } ?? utf8.contains(byte)
     }
 }

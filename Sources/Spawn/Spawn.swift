@@ -46,7 +46,7 @@ public func spawn(
     stdout: StandardStream = .null, stderr: StandardStream = .null, newSession: Bool = false
 ) throws(SpawnError) -> pid_t {
     // A NUL would silently cut a C string short: refuse rather than run something else.
-    if (arguments + environment + [program]).contains(where: { $0.utf8.contains(0) }) {
+    if program.containsByte(0) || arguments.contains(where: { $0.containsByte(0) }) || environment.contains(where: { $0.containsByte(0) }) {
         throw SpawnError(program: program, code: EINVAL)
     }
     let null = open("/dev/null", O_RDWR | O_CLOEXEC)
