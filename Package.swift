@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "Spawn", dependencies: ["CSpawn", "Posix", "SafeText"]),
         .target(name: "LinearRegex"),
         .target(name: "LinkDetection", dependencies: ["HostNames", "Routing"]),
-        .target(name: "XDG"),
+        .target(name: "XDG", dependencies: ["SafeText"]),
         .target(name: "FileAccess", dependencies: ["Posix", "SafeText"]),
         .target(name: "Rules", dependencies: ["Routing", "LinearRegex", "XDG", "FileAccess"]),
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),

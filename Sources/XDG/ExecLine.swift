@@ -1,3 +1,5 @@
+import SafeText
+
 /// An `Exec` value parsed per the Desktop Entry specification, ready to be
 /// expanded into an argv. No shell is ever involved: a URL is always exactly
 /// one argument, whatever characters it contains.
@@ -27,10 +29,10 @@ public struct ExecLine: Sendable, Equatable {
         switch program {
         case .plain(let text), .quoted(let text): name = text
         }
-        guard !name.contains("%"), !name.isEmpty else {
+        guard !name.containsByte(UInt8(ascii: "%")), !name.isEmpty else {
             throw ExecLineError("the program must be a name or path, not a field code")
         }
-        if name.contains("=") {
+        if name.containsByte(UInt8(ascii: "=")) {
             throw ExecLineError("the program '\(name)' looks like an environment assignment; Exec does not run a shell")
         }
         var parts: [Part] = [.literal(name)]
@@ -38,7 +40,7 @@ public struct ExecLine: Sendable, Equatable {
         for word in words.dropFirst() {
             switch word {
             case .quoted(let text):
-                if text.contains("%") {
+                if text.containsByte(UInt8(ascii: "%")) {
                     // The spec forbids field codes in quoted arguments; a
                     // literal percent must be written %%, which is also a field code here.
                     throw ExecLineError("field codes may not appear inside quotes ('\(text)')")
@@ -100,57 +102,75 @@ public struct ExecLine: Sendable, Equatable {
         case quoted(String)
     }
 
+    /// The characters the specification reserves outside quotes.
+    private static func isReserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: ">"),
+             UInt8(ascii: "<"), UInt8(ascii: "~"), UInt8(ascii: "|"), UInt8(ascii: "&"), UInt8(ascii: ";"), UInt8(ascii: "$"),
+             UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "`"):
+            true
+        default: false
+        }
+    }
+
     /// Splits at unquoted spaces; removes the second-level escapes inside quotes.
+    ///
+    /// Read byte by byte, as GLib and the shell grammar the specification
+    /// borrows do: every character it gives a meaning is ASCII, and the
+    /// bytes of any other character are copied whole. (Read by grapheme, a
+    /// reserved character followed by a combining mark passed as a literal.)
     private static func split(_ text: String) throws(ExecLineError) -> [Word] {
-        let reserved: Set<Character> = ["\t", "\n", "\"", "'", "\\", ">", "<", "~", "|", "&", ";", "$", "*", "?", "#", "(", ")", "`"]
         var words: [Word] = []
-        var characters = text.makeIterator()
-        var current = ""
+        var bytes = text.utf8.makeIterator()
+        var current: [UInt8] = []
         var inWord = false
-        while let character = characters.next() {
-            switch character {
-            case " ":
-                if inWord { words.append(.plain(current)) }
-                current = ""
+        func string(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: " "):
+                if inWord { words.append(.plain(string(current))) }
+                current.removeAll(keepingCapacity: true)
                 inWord = false
-            case "\"":
+            case UInt8(ascii: "\""):
                 guard !inWord else { throw ExecLineError("a quote must start a new argument") }
-                var quoted = ""
+                var quoted: [UInt8] = []
                 var closed = false
-                while let next = characters.next() {
-                    if next == "\"" { closed = true; break }
-                    if next == "\\" {
-                        guard let escaped = characters.next(), "\"`$\\".contains(escaped) else {
+                while let next = bytes.next() {
+                    if next == UInt8(ascii: "\"") { closed = true; break }
+                    if next == UInt8(ascii: "\\") {
+                        guard let escaped = bytes.next(), escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "`")
+                            || escaped == UInt8(ascii: "$") || escaped == UInt8(ascii: "\\")
+                        else {
                             throw ExecLineError("inside quotes, only \\\", \\`, \\$ and \\\\ are allowed")
                         }
                         quoted.append(escaped)
-                    } else if next == "`" || next == "$" {
-                        throw ExecLineError("inside quotes, '\(next)' must be escaped")
+                    } else if next == UInt8(ascii: "`") || next == UInt8(ascii: "$") {
+                        throw ExecLineError("inside quotes, '\(Character(Unicode.Scalar(next)))' must be escaped")
                     } else {
                         quoted.append(next)
                     }
                 }
                 guard closed else { throw ExecLineError("a quote is not closed") }
-                if let after = characters.next(), after != " " {
+                if let after = bytes.next(), after != UInt8(ascii: " ") {
                     throw ExecLineError("a quoted argument must be followed by a space")
                 }
-                words.append(.quoted(quoted))
+                words.append(.quoted(string(quoted)))
             default:
-                if reserved.contains(character) {
-                    throw ExecLineError("'\(character == "\n" ? "\\n" : String(character))' must be inside quotes")
+                if isReserved(byte) {
+                    throw ExecLineError("'\(byte == UInt8(ascii: "\n") ? "\\n" : String(Character(Unicode.Scalar(byte))))' must be inside quotes")
                 }
-                current.append(character)
+                current.append(byte)
                 inWord = true
             }
         }
-        if inWord { words.append(.plain(current)) }
+        if inWord { words.append(.plain(string(current))) }
         return words
     }
 
     /// A field code standing alone, a literal with `%%` undone, or `nil` for a
     /// deprecated field code (removed, as the spec asks).
     private static func fieldCode(in word: String) throws(ExecLineError) -> Part? {
-        guard word.contains("%") else { return .literal(word) }
+        guard word.containsByte(UInt8(ascii: "%")) else { return .literal(word) }
         if word.count == 2, let code = word.last {
             switch code {
             case "u", "U", "f", "F": return .target(code)

@@ -30,6 +30,8 @@ import Testing
         ("app %d %D %n %N %v %m %u", ["app", url]),
         ("app --url=%%s %u", ["app", "--url=%s", url]),
         ("env-less.app %u", ["env-less.app", url]),
+        // Characters other than ASCII are copied whole, quoted or not.
+        ("/opt/Café/app \"naïve 🦊 arg\" ü %u", ["/opt/Café/app", "naïve 🦊 arg", "ü", url]),
     ]
 
     @Test(arguments: valid)
@@ -63,6 +65,9 @@ import Testing
         ("FOO=bar app %u", "the program 'FOO=bar' looks like an environment assignment; Exec does not run a shell"),
         ("%u", "the program must be a name or path, not a field code"),
         ("app\nrm %u", "'\\n' must be inside quotes"),
+        // Read byte by byte, as GLib does: a combining mark does not hide a reserved character.
+        ("app a;\u{301}b %u", "';' must be inside quotes"),
+        ("app \"a\"\u{301} %u", "a quoted argument must be followed by a space"),
     ]
 
     @Test(arguments: invalid)
