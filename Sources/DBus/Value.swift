@@ -1,4 +1,4 @@
-import Glibc
+import SafeText
 
 /// A D-Bus value of any supported type.
 ///
@@ -94,7 +94,7 @@ extension Value {
         if depth > Self.maximumNesting { return "values are nested more than \(Self.maximumNesting) deep" }
         switch self {
         case .string(let text):
-            if text.containsNUL { return "a string contains a NUL character" }
+            if text.containsByte(0) { return "a string contains a NUL character" }
         case .variant(let inner):
             return inner.problem(depth: depth + 1)
         case .array(let element, let items):
@@ -143,12 +143,3 @@ extension Value {
     public var unwrapped: Value? { if case .variant(let v) = self { v } else { nil } }
 }
 
-extension String {
-    /// Whether the text holds a NUL byte, which no D-Bus string may; `memchr`
-    /// over native UTF-8, as every string sent is checked.
-    var containsNUL: Bool {
-        utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false
-        } ?? utf8.contains(0)
-    }
-}
