@@ -711,6 +711,17 @@ def critical_path_rows(e, rows):
     refused = critical_path_instructions(e, daemon_and_handlers, DISP, "javascript:void(0)", 1)
     for helper in helpers:
         stop(helper)
+    helpers.clear()
+    # The fallback: a scheme no application claims, looked up on each tree
+    # (the freshness checks and the catalog), and a URL it launches the
+    # tree's browser for (no handler matches its host).
+    lookup_small = critical_path_instructions(e, lambda vg: e.daemon(wrap=vg, small_tree=True)[0], DISP, "nothing-handles-this:x", 1)
+    lookup_real = critical_path_instructions(e, lambda vg: e.daemon(wrap=vg)[0], DISP, "nothing-handles-this:x", 1)
+    # Three messages a launch: systemd's environment asked for, the answer,
+    # and the request to move the app to its own scope (after the answer).
+    launch = critical_path_instructions(e, daemon_and_handlers, DISP, "https://fallback.example/x", 3, calls=100)
+    for helper in helpers:
+        stop(helper)
     note = "callgrind: instructions from each message read to the next sent, per call"
     row(rows, "on the caller's wait: C relay, forwarding", relay, "instructions", note=note)
     row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", layer_forwarding, "instructions", relay,
@@ -723,6 +734,13 @@ def critical_path_rows(e, rows):
         note="ratio: times the C server refusing the same message; bench/DBusLayer")
     row(rows, "on the caller's wait: openurld, refused in the daemon", refused, "instructions", echo,
         note=f"ratio: times the echo server's ({refused / refuser:.2f}× the C server refusing the same message, {refused / layer_refusing:.2f}× the D-Bus layer's)")
+    row(rows, "on the caller's wait: fallback lookup, 1-file tree", lookup_small, "instructions", refused,
+        note="a scheme no application claims; ratio: times the refusal's")
+    row(rows, "on the caller's wait: fallback lookup, 300-file tree", lookup_real, "instructions", lookup_small,
+        note="the desktop-sized tree of the latency rows; ratio: times the 1-file tree's")
+    row(rows, "fallback launching the browser: work between the call's messages", launch, "instructions", lookup_real,
+        note="an https URL no handler takes: from reading it to the three messages a launch sends (systemd's environment asked for, the answer, "
+             "the app's scope asked for after it), spawning included (the kernel's work is not counted); ratio: times the lookup's")
 
 
 def mapped_after(log, count, deadline=30):
