@@ -28,7 +28,8 @@ public final class DesktopDatabase: Sendable {
         /// The desktop files' signatures, and when they were last compared.
         var fileSignature: [Int]
         var filesCheckedAt: ContinuousClock.Instant
-        let mimeAppsSignature: [Int]
+        /// The `mimeapps.list` and `aliases` files as last looked at.
+        var defaults: DefaultsProbe
         let catalog: ApplicationCatalog
         /// Counts full reads: a new number means the catalog may differ.
         let generation: Int
@@ -116,17 +117,29 @@ public final class DesktopDatabase: Sendable {
             let files: [DesktopFile]
             let directories: [String]
             let directorySignature: [Int]
+            let listedAgain: Bool
             if let cached, FileSystem.signature(of: cached.directories) == cached.directorySignature {
                 (files, directories, directorySignature) = (cached.files, cached.directories, cached.directorySignature)
+                listedAgain = false
             } else {
                 (files, directories) = try scan()
                 directorySignature = FileSystem.signature(of: directories)
+                listedAgain = true
             }
             // The MIME database's aliases name types too: a change to them is a change of defaults.
-            let mimeAppsSignature = FileSystem.signature(of: defaultsFiles)
+            // Looked at in full only when something the last look saw changed, or an
+            // applications directory did (a mimeapps.list may have appeared in it).
+            let defaults = cached.flatMap { !listedAgain && $0.defaults.isCurrent ? $0.defaults : nil }
+                ?? DefaultsProbe(looking: defaultsFiles, watched: Set(directories))
             let now = ContinuousClock.now
-            if var cached, cached.directorySignature == directorySignature, cached.mimeAppsSignature == mimeAppsSignature {
-                if now - cached.filesCheckedAt < inPlaceEditLatency { return (cached.catalog, cached.generation) }
+            if var cached, cached.directorySignature == directorySignature, defaults.hasTheSameFiles(as: cached.defaults) {
+                // A directory of the defaults may have changed without a file of them: keep the new look.
+                let lookChanged = defaults != cached.defaults
+                cached.defaults = defaults
+                if now - cached.filesCheckedAt < inPlaceEditLatency {
+                    if lookChanged { cache.withLock { [cached] in $0 = cached } }
+                    return (cached.catalog, cached.generation)
+                }
                 if FileSystem.signature(of: files.map(\.path)) == cached.fileSignature {
                     cached.filesCheckedAt = now
                     cache.withLock { [cached] in $0 = cached }
@@ -138,7 +151,7 @@ public final class DesktopDatabase: Sendable {
             let generation = cache.withLock { cache in
                 let generation = (cache?.generation ?? 0) + 1
                 cache = Cached(directories: directories, directorySignature: directorySignature, files: files, fileSignature: fileSignature,
-                               filesCheckedAt: now, mimeAppsSignature: mimeAppsSignature, catalog: catalog, generation: generation)
+                               filesCheckedAt: now, defaults: defaults, catalog: catalog, generation: generation)
                 return generation
             }
             return (catalog, generation)
