@@ -28,32 +28,20 @@ import TestSupport
         utimensat(AT_FDCWD, directory, &times, 0)
     }
 
-    @Test func aListInADirectoryThatHadNoneIsSeen() throws {
+    /// A list made where there was none, then edited in place: in a
+    /// directory the probe watches for it (`etc-xdg`), and in an
+    /// applications directory, which the catalog lists again and the probe
+    /// must then look at again, or an edit of the new list would go unseen.
+    @Test(arguments: ["etc-xdg", "data/applications"])
+    func aNewListIsSeenAndSoAreItsEdits(in directory: String) throws {
         let tree = try XDGTree()
         try tree.app("a.desktop", schemes: ["https"])
         try tree.app("b.desktop", schemes: ["https"])
         let database = Self.database(tree)
         #expect(try Self.https(database, tree) == "a.desktop")
-        // etc-xdg holds no list: the probe watches the directory.
-        try tree.write("etc-xdg/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=b.desktop\n")
+        try tree.write(directory + "/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=b.desktop\n")
         #expect(try Self.https(database, tree) == "b.desktop")
-        // Now it exists, an edit in place is seen too.
-        try Self.editInPlace(tree.root + "/etc-xdg/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=a.desktop;\n")
-        #expect(try Self.https(database, tree) == "a.desktop")
-    }
-
-    /// A list made in an applications directory: the catalog lists that
-    /// directory again, and the defaults must be looked at again with it,
-    /// or an edit in place of the new list would go unseen.
-    @Test func aListInAnApplicationsDirectoryIsSeenAndSoAreItsEdits() throws {
-        let tree = try XDGTree()
-        try tree.app("a.desktop", schemes: ["https"])
-        try tree.app("b.desktop", schemes: ["https"])
-        let database = Self.database(tree)
-        #expect(try Self.https(database, tree) == "a.desktop")
-        try tree.write("data/applications/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=b.desktop\n")
-        #expect(try Self.https(database, tree) == "b.desktop")
-        try Self.editInPlace(tree.root + "/data/applications/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=a.desktop;\n")
+        try Self.editInPlace(tree.root + "/" + directory + "/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=a.desktop;\n")
         #expect(try Self.https(database, tree) == "a.desktop")
     }
 
