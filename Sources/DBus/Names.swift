@@ -1,3 +1,5 @@
+import SafeText
+
 /// A string that the D-Bus specification constrains, checked once when made.
 ///
 /// Values of conforming types are valid by construction, so they can be handed
@@ -127,7 +129,7 @@ private func dottedNameProblem(_ text: String, allowDigitFirst: Bool, allowHyphe
     // thousands of instructions a name, and names are checked as messages
     // are made).
     let bytes = text.utf8
-    guard bytes.contains(UInt8(ascii: ".")) else { return "it needs at least two elements separated by '.'" }
+    guard text.containsByte(UInt8(ascii: ".")) else { return "it needs at least two elements separated by '.'" }
     var start = bytes.startIndex
     while true {
         let end = bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex

@@ -142,4 +142,3 @@ extension Value {
     /// The value inside a variant, or `nil` when this is not a variant.
     public var unwrapped: Value? { if case .variant(let v) = self { v } else { nil } }
 }
-

@@ -19,7 +19,7 @@ struct DefaultsProbe: Equatable {
     /// Looks at every one of `paths`; a missing one in `watched` (the
     /// applications directories, whose signatures the catalog compares
     /// anyway, and whose changes make it look again) adds no directory.
-    init(looking paths: [String], watched: Set<String> = []) {
+    init(looking paths: [String], watched: Set<String>) {
         var files: [String] = [], directories: [String] = []
         var fileSignature: [Int] = [], directorySignature: [Int] = []
         for path in paths {

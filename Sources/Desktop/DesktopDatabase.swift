@@ -77,18 +77,16 @@ public final class DesktopDatabase: Sendable {
         self.quirks = quirks
         path = environment["PATH"]
         self.inPlaceEditLatency = inPlaceEditLatency
-        mimeAppsFiles = Self.mimeAppsPaths(base: base, currentDesktop: currentDesktop)
-        aliasesFiles = ([base.dataHome] + base.dataDirs).map { $0 + "/mime/aliases" }
-        defaultsFiles = mimeAppsFiles.map(\.path) + aliasesFiles
+        mimeAppsPaths = Self.mimeAppsPaths(base: base, currentDesktop: currentDesktop)
+        aliasesPaths = ([base.dataHome] + base.dataDirs).map { $0 + "/mime/aliases" }
     }
 
-    /// The `mimeapps.list` files, the MIME database's `aliases` files, and
-    /// both, whose signature is compared on every lookup: made once, as
-    /// their places depend on the environment alone (making them for every
-    /// URL cost 40 000 instructions).
-    private let mimeAppsFiles: [(path: String, isDesktopSpecific: Bool, scope: Int)]
-    private let aliasesFiles: [String]
-    private let defaultsFiles: [String]
+    // The places of the defaults, made once: they depend on the environment
+    // alone (making them for every URL cost 40 000 instructions).
+    /// Every `mimeapps.list` path in lookup order, with its level's properties.
+    let mimeAppsPaths: [(path: String, isDesktopSpecific: Bool, scope: Int)]
+    /// Each data directory's `mime/aliases`, most important first.
+    let aliasesPaths: [String]
 
     private let inPlaceEditLatency: Duration
 
@@ -130,7 +128,7 @@ public final class DesktopDatabase: Sendable {
             // Looked at in full only when something the last look saw changed, or an
             // applications directory did (a mimeapps.list may have appeared in it).
             let defaults = cached.flatMap { !listedAgain && $0.defaults.isCurrent ? $0.defaults : nil }
-                ?? DefaultsProbe(looking: defaultsFiles, watched: Set(directories))
+                ?? DefaultsProbe(looking: mimeAppsPaths.map(\.path) + aliasesPaths, watched: Set(directories))
             let now = ContinuousClock.now
             if var cached, cached.directorySignature == directorySignature, defaults.hasTheSameFiles(as: cached.defaults) {
                 // A directory of the defaults may have changed without a file of them: keep the new look.
@@ -161,16 +159,10 @@ public final class DesktopDatabase: Sendable {
         }
     }
 
-    /// Every `mimeapps.list` path in lookup order, with its level's properties.
-    /// Each data directory's `mime/aliases`, most important first.
-    func aliasesPaths() -> [String] { aliasesFiles }
-
     /// The aliases of the MIME database (the first directory naming an alias wins).
     private func loadAliases() -> [String: String] {
-        MimeGlobs(directories: aliasesPaths().map { (globs2: nil, aliases: (try? FileSystem.read($0)) ?? nil, subclasses: nil) }).aliases
+        MimeGlobs(directories: aliasesPaths.map { (globs2: nil, aliases: (try? FileSystem.read($0)) ?? nil, subclasses: nil) }).aliases
     }
-
-    func mimeAppsPaths() -> [(path: String, isDesktopSpecific: Bool, scope: Int)] { mimeAppsFiles }
 
     private static func mimeAppsPaths(base: BaseDirectories, currentDesktop: String?) -> [(path: String, isDesktopSpecific: Bool, scope: Int)] {
         let names = MimeAppsList.fileNames(currentDesktop: currentDesktop)
@@ -184,7 +176,7 @@ public final class DesktopDatabase: Sendable {
 
     private func loadLevels() throws(ResourceExhausted) -> [MimeAppsList] {
         var levels: [MimeAppsList] = []
-        for (path, isDesktopSpecific, scope) in mimeAppsPaths() {
+        for (path, isDesktopSpecific, scope) in mimeAppsPaths {
             guard let text = try FileSystem.read(path), let keyFile = try? KeyFile(parsing: text) else { continue }
             var list = MimeAppsList(keyFile, isDesktopSpecific: isDesktopSpecific, scope: scope)
             if quirks.contains(.dataHomeRemovalsSkipOwnDirectory), path.hasPrefix(base.dataHome.trimmingSlash + "/applications/") {

@@ -28,7 +28,7 @@ public final class DesktopURLOpener: URLOpener {
 
     /// Every `mimeapps.list` the defaults are read from.
     public var defaultsFiles: [(directory: String, name: String)] {
-        database.mimeAppsPaths().map { file in
+        database.mimeAppsPaths.map { file in
             let slash = file.path.lastIndex(of: "/")!
             return (String(file.path[..<slash]), String(file.path[file.path.index(after: slash)...]))
         }
