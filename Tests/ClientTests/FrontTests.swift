@@ -88,7 +88,7 @@ struct FrontTests {
         try await withPrivateBus { bus in
             let tree = try XDGTree()
             try tree.app("browser.desktop", schemes: ["http", "https"])
-            try tree.write("config/openurld/rules.d/block.rules", "[Rule block]\nHosts=blocked.example\nResult=discarded\nMessage=not here\n")
+            try tree.write("config/openurld/rules.d/block.rules", "[Rule block]\nHosts=blocked.example\nResult=discarded\n")
             let daemon = try await Binaries.startDaemon(on: bus, tree: tree)
             defer { Binaries.stop(daemon) }
             var environment = tree.environment
@@ -116,11 +116,7 @@ struct FrontTests {
                 for line in lines { results.append(try await run([program] + line, environment: environment)) }
                 let sentinel = "https://sentinel.example/" + (program == Binaries.openurl ? "front" : "full")
                 #expect(try await run([program, sentinel], environment: environment).status == 0)
-                var opened: [String] = []
-                for _ in 0..<500 where !opened.contains(sentinel) || tree.recorderIsRunning {
-                    opened = tree.recorded().flatMap(\.arguments)
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                let opened = try await tree.settledRecords { $0.contains { $0.arguments.contains(sentinel) } }.flatMap(\.arguments)
                 return (results, opened.filter { $0 != sentinel }.sorted())
             }
             let front = try await runAll(Binaries.openurl)
@@ -133,6 +129,7 @@ struct FrontTests {
             }
             #expect(front.opened == full.opened)
             #expect(front.opened.count >= 6, "\(front.opened)")
+            #expect(!front.opened.contains("https://blocked.example/"), "the rule discards it")
         }
     }
 

@@ -121,6 +121,22 @@ public final class XDGTree: Sendable {
         return false
     }
 
+    /// The records once no recorder runs and `done` holds for them, or
+    /// whatever is recorded when `limit` passes. Whether a recorder runs is
+    /// asked before the records are read: a recorder that finishes between
+    /// a read and the question would otherwise be left out of the answer.
+    /// So every launch made before the call (`recorderIsRunning`) is in it.
+    public func settledRecords(within limit: Duration = .seconds(5), until done: ([Record]) -> Bool) async throws -> [Record] {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while true {
+            let running = recorderIsRunning
+            let records = recorded()
+            if !running && done(records) || clock.now >= deadline { return records }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Waits until `count` records exist (launches are asynchronous to the caller).
     public func waitForRecords(_ count: Int, within limit: Duration = .seconds(5)) async throws -> [Record] {
         let clock = ContinuousClock()
