@@ -86,6 +86,8 @@ let package = Package(
         .executableTarget(name: "routing-benchmark", dependencies: ["Routing"], path: "bench/RoutingBenchmark"),
         // bench/run's floor of the project's own D-Bus layer (no walk): what the daemon's figures are made of.
         .executableTarget(name: "dbus-layer-floor", dependencies: ["DBus", "DispatcherAPI", "Routing"], path: "bench/DBusLayer"),
+        // bench/run's C relay in Swift over libdbus alone: what the language costs on the forwarding path, apart from the layer.
+        .executableTarget(name: "swift-relay", dependencies: ["CDBus"], path: "bench/SwiftRelay"),
 
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix"]),

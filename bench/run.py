@@ -135,6 +135,8 @@ class Env:
         self.full_cli = f"{self.bin}/openurl"
         # The project's own D-Bus layer answering OpenURL with no walk (bench/DBusLayer).
         self.layer_floor = f"{self.bin}/dbus-layer-floor"
+        # The C relay in Swift over libdbus alone (bench/SwiftRelay).
+        self.swift_relay = f"{self.bin}/swift-relay"
 
     def daemon(self, extra=(), cpu=None, small_tree=False, mime=None, wrap=()):
         """Starts the release openurld; returns (process, seconds from exec to owning the name).
@@ -232,14 +234,20 @@ def main():
     LAYER = ("org.bench.Layer", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
     LAYER_TASK = ("org.bench.LayerTask",) + LAYER[1:]
     LAYER_FWD = ("org.bench.LayerForward",) + LAYER[1:]
+    # And the C relay written in Swift over libdbus alone (bench/SwiftRelay),
+    # built as the daemon is: the layer's distance from the C relay, less
+    # this one's, is the layer's own; this one's is the language's.
+    SWIFT_RELAY = ("org.bench.SwiftRelay",) + RELAY[1:]
     layers = [start([e.layer_floor, e.address, LAYER[0], "refuse"], cpu=1), start([e.layer_floor, e.address, LAYER_TASK[0], "refuse-in-task"], cpu=1),
-              start([e.layer_floor, e.address, LAYER_FWD[0], "forward", "org.bench.Handler"], cpu=1)]
+              start([e.layer_floor, e.address, LAYER_FWD[0], "forward", "org.bench.Handler"], cpu=1),
+              start([e.swift_relay, e.address, SWIFT_RELAY[0], "org.bench.Handler"], cpu=1)]
     latency = {"floor": (PING, "x"), "twin": (TWIN, "x"), "refusal_floor": (REFUSAL_FLOOR, "javascript:void(0)"), "decision": (DISP, "javascript:void(0)"),
                "fwd_floor": (FWD, "x"), "relay": (RELAY, "https://bench.example/x"), "forwarded": (DISP, "https://bench.example/x"),
-               "layer": (LAYER, "javascript:void(0)"), "layer_task": (LAYER_TASK, "javascript:void(0)"), "layer_fwd": (LAYER_FWD, "https://bench.example/x")}
+               "layer": (LAYER, "javascript:void(0)"), "layer_task": (LAYER_TASK, "javascript:void(0)"), "layer_fwd": (LAYER_FWD, "https://bench.example/x"),
+               "swift_relay": (SWIFT_RELAY, "https://bench.example/x")}
     # Two placements: the client on the other CPU than the middle (apart), and on the same one.
     rounds = {k: [] for k in latency}
-    shared = {k: [] for k in ("floor", "twin", "refusal_floor", "relay", "forwarded", "decision", "layer", "layer_task", "layer_fwd")}
+    shared = {k: [] for k in ("floor", "twin", "refusal_floor", "relay", "forwarded", "decision", "layer", "layer_task", "layer_fwd", "swift_relay")}
     for _ in range(ROUNDS):
         for k, (target, arg) in latency.items():
             rounds[k].append(e.client(*target, arg, CALLS, cpu=0))
@@ -279,6 +287,8 @@ def main():
         "layer fwd": paired(rounds, "layer_fwd", "relay", "p50_us"), "layer fwd one CPU": paired(shared, "layer_fwd", "relay", "p50_us"),
         "forwarded, layer": paired(rounds, "forwarded", "layer_fwd", "p50_us"), "forwarded one CPU, layer": paired(shared, "forwarded", "layer_fwd", "p50_us"),
         "layer fwd tp": paired(tp_rounds, "layer_fwd", "relay"), "forwarded tp, layer": paired(tp_rounds, "forwarded", "layer_fwd"),
+        "swift relay": paired(rounds, "swift_relay", "relay", "p50_us"), "swift relay one CPU": paired(shared, "swift_relay", "relay", "p50_us"),
+        "swift relay tp": paired(tp_rounds, "swift_relay", "relay"),
     }
     paired_note = "ratio: median of the rounds' own ratios"
     floor_free = e.client(*PING, "x", CALLS)
@@ -340,6 +350,15 @@ def main():
         note="what the walk adds; " + paired_note, ratio=ratios["decision, layer"])
     row(rows, "in-daemon decision p50, one CPU, against the D-Bus layer from a task", one_cpu["decision"], "µs", one_cpu["layer_task"],
         note="what the walk adds; " + paired_note, ratio=ratios["decision one CPU, layer"])
+    swift_note = "busbench's relay in Swift over libdbus alone, no layer (bench/SwiftRelay); "
+    row(rows, "Swift relay p50 (the C relay in Swift, client and middle apart)", pinned["swift_relay"]["p50_us"], "µs", relay_floor["p50_us"],
+        note="ratio: times the C relay; " + swift_note + paired_note + "; " + spread(rounds, "swift_relay", "relay", "p50_us"),
+        ratio=ratios["swift relay"])
+    row(rows, "Swift relay p50, one CPU", one_cpu["swift_relay"], "µs", one_cpu["relay"],
+        note="ratio: times the C relay; " + swift_note + paired_note + "; " + spread(shared, "swift_relay", "relay", "p50_us"),
+        ratio=ratios["swift relay one CPU"])
+    row(rows, "Swift relay throughput, 16 clients", tp16["swift_relay"], "calls/s", tp16["relay"],
+        note="ratio: times the C relay's; " + swift_note + paired_note, ratio=ratios["swift relay tp"])
     row(rows, "D-Bus layer forwarding p50 (the daemon's HandleURL, client and middle apart)", pinned["layer_fwd"]["p50_us"], "µs", relay_floor["p50_us"],
         note="ratio: times the C relay; " + layer_note, ratio=ratios["layer fwd"])
     row(rows, "D-Bus layer forwarding p50, one CPU", one_cpu["layer_fwd"], "µs", one_cpu["relay"], note="ratio: times the C relay; " + layer_note,
@@ -720,6 +739,9 @@ def critical_path_rows(e, rows):
     LAYER = ("org.bench.CountedLayer",) + DISP[1:]
     layer_forwarding = critical_path_instructions(
         e, lambda vg: start(vg + [e.layer_floor, e.address, LAYER[0], "forward", "org.bench.Handler"]), LAYER, "https://bench.example/x", 2)
+    SWIFT_RELAY = ("org.bench.CountedSwiftRelay",) + RELAY[1:]
+    swift_relay = critical_path_instructions(
+        e, lambda vg: start(vg + [e.swift_relay, e.address, SWIFT_RELAY[0], "org.bench.Handler"]), SWIFT_RELAY, "https://bench.example/x", 2)
     for helper in helpers:
         stop(helper)
     echo = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, PING[0]]), PING, "x", 1)
@@ -743,6 +765,8 @@ def critical_path_rows(e, rows):
         stop(helper)
     note = "callgrind: instructions from each message read to the next sent, per call"
     row(rows, "on the caller's wait: C relay, forwarding", relay, "instructions", note=note)
+    row(rows, "on the caller's wait: Swift relay (the C relay in Swift)", swift_relay, "instructions", relay,
+        note="ratio: times the relay's; bench/SwiftRelay, libdbus alone")
     row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", layer_forwarding, "instructions", relay,
         note="ratio: times the relay's; bench/DBusLayer, the daemon's HandleURL call")
     row(rows, "on the caller's wait: openurld, forwarded to one handler", forwarded, "instructions", relay,
