@@ -187,6 +187,11 @@ def rss_kib(pid):
                 return int(line.split()[1])
 
 
+def spread_of(ratios):
+    """How far a row's rounds' own ratios went, for its note."""
+    return f"rounds' ratios {min(ratios):.2f}–{max(ratios):.2f}"
+
+
 def row(rows, name, value, unit, floor=None, target=None, note="", ratio=None):
     """`ratio` defaults to value / floor; pass the median of paired ratios where rounds give them."""
     if ratio is None:
@@ -271,7 +276,7 @@ def main():
         return statistics.median((s[key] if key else s) / (b[key] if key else b) for s, b in zip(runs[subject], runs[base]))
     def spread(runs, subject, base, key=None):
         each = [(s[key] if key else s) / (b[key] if key else b) for s, b in zip(runs[subject], runs[base])]
-        return f"rounds' ratios {min(each):.2f}–{max(each):.2f}"
+        return spread_of(each)
     ratios = {
         "twin": paired(rounds, "twin", "floor", "p50_us"), "twin one CPU": paired(shared, "twin", "floor", "p50_us"),
         "twin tp": paired(tp_rounds, "twin", "floor"),
@@ -419,7 +424,7 @@ def main():
     sizes = (10, 1000) if QUICK else (10, 1000, 10000)
     base = start([e.busbench, "filler", e.address, str(sizes[0])])
     scale = {size: [] for size in sizes}
-    for round in range(ROUNDS):
+    for index in range(ROUNDS):
         fillers = []
         registered = sizes[0]
         for size in sizes:
@@ -428,7 +433,7 @@ def main():
                 registered = size
             scale[size].append(e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"])
         rss_registered = rss_kib(daemon.pid)
-        if round == ROUNDS - 1:
+        if index == ROUNDS - 1:
             break  # the last round's stay, for the footprint rows below
         left = open(f"{e.dir}/openurld.log").read().count("left the bus; removed handlers")
         for filler in fillers:
@@ -442,7 +447,7 @@ def main():
         ratios = [v / floor for v, floor in zip(values, scale[sizes[0]])]
         row(rows, f"OpenURL p50 with {size} handlers registered", statistics.median(values), "µs", statistics.median(scale[sizes[0]]),
             "≤ 1.1 at 10000" if size == 10000 else None, ratio=statistics.median(ratios),
-            note=f"rounds' ratios {min(ratios):.2f}–{max(ratios):.2f}" if size != sizes[0] else "")
+            note=spread_of(ratios) if size != sizes[0] else "")
 
     # 8. Footprint: dispatches must not grow memory.
     dispatches = 20000 if QUICK else 100000
@@ -550,7 +555,7 @@ def main():
     row(rows, "fallback lookup p50, 1-file tree", lookup_small, "µs")
     lookup_ratios = [r / s for r, s in zip(real_rounds, small_rounds)]
     row(rows, "fallback lookup p50, 300-file tree, 3 data dirs, 20 defaults", lookup_real, "µs", lookup_small, "≤ 1.1",
-        note=f"ratio: median of the rounds' own ratios; rounds' ratios {min(lookup_ratios):.2f}–{max(lookup_ratios):.2f}",
+        note=paired_note + "; " + spread_of(lookup_ratios),
         ratio=statistics.median(lookup_ratios))
 
     # 5b. Files: typed by name with a database of names only (the floor:
@@ -572,7 +577,7 @@ def main():
     row(rows, "file by its name p50, database of names only (floor)", by_glob, "µs")
     def file_ratios(key):
         each = [v / floor for v, floor in zip(file_rounds[key], file_rounds["names"])]
-        return statistics.median(each), f"ratio: median of the rounds' own ratios; rounds' ratios {min(each):.2f}–{max(each):.2f}"
+        return statistics.median(each), paired_note + "; " + spread_of(each)
     checked_ratio, checked_note = file_ratios("all")
     contents_ratio, contents_note = file_ratios("contents")
     row(rows, "file by its name p50, with contents rules (first bytes checked)", by_glob_checked, "µs", by_glob, "≤ 1.1",
@@ -916,7 +921,7 @@ def chooser_rows(e, rows):
     warm = [ask() for _ in range(runs)]
     row(rows, "smallest GTK 4 window in C: exec → mapped (floor)", floor, "ms")
     row(rows, "chooser cold (D-Bus activated): OpenURL → window mapped", statistics.median(cold), "ms", floor, "≤ 1.5",
-        note=f"rounds' ratios {min(cold_ratios):.2f}–{max(cold_ratios):.2f}", ratio=statistics.median(cold_ratios))
+        note=spread_of(cold_ratios), ratio=statistics.median(cold_ratios))
     row(rows, "chooser warm (running): OpenURL → window mapped", statistics.median(warm), "ms", note="target ≤ 50 ms")
 
 
