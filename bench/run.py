@@ -187,6 +187,13 @@ def rss_kib(pid):
                 return int(line.split()[1])
 
 
+def in_turn(index, subjects):
+    """Round `index`'s order of `subjects`: as given in even rounds,
+    reversed in odd ones, so that going first (just after a daemon starts
+    or reloads) favours no subject over the rounds."""
+    return tuple(subjects) if index % 2 == 0 else tuple(reversed(subjects))
+
+
 def spread_of(ratios):
     """How far a row's rounds' own ratios went, for its note."""
     return f"rounds' ratios {min(ratios):.2f}–{max(ratios):.2f}"
@@ -387,33 +394,47 @@ def main():
         row(rows, f"chain of {n} handler(s) p50", v, "µs")
     row(rows, "cost per extra hop", (depth[64] - depth[1]) / 63, "µs", floor["p50_us"], note="ratio: hops per bus round trip")
 
-    # 4b. Rules: 1000 loaded for other hosts must cost next to nothing.
+    # 4b. Rules: 1000 loaded for other hosts must cost next to nothing. In
+    # rounds, as the rows above, loading and unloading the 1000 by SIGHUP.
     handling = start([e.busbench, "handlers", e.address, "0"])
-    no_rules = e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"]
     rules_dir = f"{e.dir}/config/openurld/rules.d"
     os.makedirs(rules_dir, exist_ok=True)
-    with open(f"{rules_dir}/50-bench.rules", "w") as f:
-        for i in range(1000):
-            effect = f"Match=^https://host-{i}\\.example/(.*)$\nRewrite=https://mirror-{i}.example/$1" if i % 2 else "Result=discarded"
-            f.write(f"[Rule r{i}]\nHosts=host-{i}.example;*.host-{i}.example\n{effect}\n\n")
-    daemon.send_signal(signal.SIGHUP)
-    deadline = time.monotonic() + 20
-    while "loaded 1000 rules" not in open(f"{e.dir}/openurld.log").read():
-        if time.monotonic() > deadline:
-            raise SystemExit("bench: openurld did not load the 1000 rules")
-        time.sleep(0.01)
-    with_rules = e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"]
-    # Without rules again, so that drift over the three measurements shows.
-    os.remove(f"{rules_dir}/50-bench.rules")
-    daemon.send_signal(signal.SIGHUP)
-    while open(f"{e.dir}/openurld.log").read().count("loaded 0 rules") < 2:
-        if time.monotonic() > deadline:
-            raise SystemExit("bench: openurld did not unload the rules")
-        time.sleep(0.01)
-    no_rules_after = e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"]
-    floor_rules = (no_rules + no_rules_after) / 2
-    row(rows, "OpenURL p50, no rules (before, after)", floor_rules, "µs", note=f"{no_rules:.0f} µs before, {no_rules_after:.0f} µs after")
-    row(rows, "OpenURL p50, 1000 rules for other hosts", with_rules, "µs", floor_rules, "≤ 1.2")
+    rules = "".join(
+        f"[Rule r{i}]\nHosts=host-{i}.example;*.host-{i}.example\n"
+        + (f"Match=^https://host-{i}\\.example/(.*)$\nRewrite=https://mirror-{i}.example/$1" if i % 2 else "Result=discarded") + "\n\n"
+        for i in range(1000))
+    def reload(line):
+        """SIGHUP, then wait for the daemon to log `line` once more."""
+        seen = open(f"{e.dir}/openurld.log").read().count(line)
+        daemon.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 20
+        while open(f"{e.dir}/openurld.log").read().count(line) <= seen:
+            if time.monotonic() > deadline:
+                raise SystemExit(f"bench: openurld did not log '{line}' after SIGHUP")
+            time.sleep(0.01)
+    def load(loaded):
+        if loaded:
+            with open(f"{rules_dir}/50-bench.rules", "w") as f:
+                f.write(rules)
+            reload("loaded 1000 rules")
+        else:
+            os.remove(f"{rules_dir}/50-bench.rules")
+            reload("loaded 0 rules")
+    # One reload a round: the order turns (without, with; with, without; ...).
+    without_rules, with_rules = [], []
+    loaded = False
+    for index in range(ROUNDS):
+        for state in in_turn(index, (False, True)):
+            if state != loaded:
+                load(state)
+                loaded = state
+            (with_rules if state else without_rules).append(e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"])
+    if loaded:
+        load(False)
+    rules_ratios = [w / n for w, n in zip(with_rules, without_rules)]
+    row(rows, "OpenURL p50, no rules", statistics.median(without_rules), "µs", note=f"median of {ROUNDS} rounds alternating with the next row's")
+    row(rows, "OpenURL p50, 1000 rules for other hosts", statistics.median(with_rules), "µs", statistics.median(without_rules), "≤ 1.2",
+        note=paired_note + "; " + spread_of(rules_ratios), ratio=statistics.median(rules_ratios))
     stop(handling)
 
     # 5. Registry scale: other handlers that never match; one that handles.
@@ -546,8 +567,8 @@ def main():
     # In alternating rounds, a daemon on each tree in turn.
     stop(daemon)
     small_rounds, real_rounds = [], []
-    for _ in range(ROUNDS):
-        for small_tree, results in ((True, small_rounds), (False, real_rounds)):
+    for index in range(ROUNDS):
+        for small_tree, results in in_turn(index, ((True, small_rounds), (False, real_rounds))):
             daemon, _ = e.daemon(cpu=1, small_tree=small_tree)
             results.append(e.client(*DISP, "nothing-handles-this:x", CALLS, cpu=0)["p50_us"])
             stop(daemon)
@@ -564,8 +585,8 @@ def main():
     # contents (no glob: the rules read the first bytes). Alternating rounds.
     paper, download = f"file://{e.dir}/home/paper.pdf", f"file://{e.dir}/home/download"
     file_rounds = {"names": [], "all": [], "contents": []}
-    for _ in range(ROUNDS):
-        for variant in ("mime-names", "mime-all"):
+    for index in range(ROUNDS):
+        for variant in in_turn(index, ("mime-names", "mime-all")):
             daemon, _ = e.daemon(cpu=1, mime=variant)
             if variant == "mime-names":
                 file_rounds["names"].append(e.client(*DISP, paper, CALLS, cpu=0)["p50_us"])
