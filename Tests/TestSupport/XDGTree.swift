@@ -126,7 +126,9 @@ public final class XDGTree: Sendable {
     /// asked before the records are read: a recorder that finishes between
     /// a read and the question would otherwise be left out of the answer.
     /// So every launch made before the call (`recorderIsRunning`) is in it.
-    public func settledRecords(within limit: Duration = .seconds(5), until done: ([Record]) -> Bool) async throws -> [Record] {
+    /// The limit is generous because it is only reached when something is
+    /// wrong: a loaded CI machine once took 20 s over the test around it.
+    public func settledRecords(within limit: Duration = .seconds(20), until done: ([Record]) -> Bool) async throws -> [Record] {
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         while true {
