@@ -20,6 +20,8 @@ extension Connection {
     func startAwaiting(_ pending: PendingCall, atMost limit: Int?) -> DBusError? {
         guard case .unique(let name) = pending.authority.destination else { return nil }
         let limit = limit ?? .max
+        // `limit > 0` first: the defaulted subscript stores its 0 even when
+        // nothing is counted, and a name left at 0 would never be forgotten.
         guard limit > 0, state.withLock({ count(&$0.awaiting[name, default: 0], below: limit) }) else {
             return DBusError(.limitsExceeded, "\(limit) calls to \(name) await an answer already; not sent")
         }

@@ -137,7 +137,8 @@ public enum FileSystem {
         return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
-    /// The modification time and size of a path, for cache validation.
+    /// The modification time, size and inode of a path (`[-1]` when it
+    /// cannot be read), for cache validation.
     package static func signature(_ path: String) -> [Int] {
         var signature: [Int] = []
         appendSignature(of: path, to: &signature)
