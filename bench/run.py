@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """The openurld benchmark suite: one command, floors and peers in the same run.
 
-    bench/run            # full run, three to five minutes on 2 cores (the counted rows run under valgrind)
+    bench/run            # full run, four to six minutes on 2 cores (the counted rows run under valgrind)
     bench/run --quick    # smoke run, under 30 seconds (CI runs this)
 
 Starts a private dbus-daemon and a temporary XDG tree whose "browser" is a
 recorder, measures everything below, prints one table and writes
-bench/results.json and bench/RESULTS.md. Kills only the processes it started,
+bench/results.json and the table in bench/README.md. Kills only the processes it started,
 by PID. Every figure comes from this run; ratios are against the floor
 measured in the same run. Latency rows are the median (p50) and p99 of
 sequential calls; "pinned" rows put the server and the client on different
 cores with taskset, "free" rows let the scheduler choose.
 """
 import json, os, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
+from typing import NamedTuple
 
 QUICK = "--quick" in sys.argv
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -719,17 +720,27 @@ def main():
     return rows
 
 
-def critical_path_instructions(e, start_middle, target, arg, sends_per_call, calls=200):
-    """Instructions the middle runs while a caller waits, per call: from each
-    message it reads to the next message it sends (callgrind, dumping after
+class Counted(NamedTuple):
+    """What one middle runs while a caller waits, per call (`critical_path_counts`)."""
+    instructions: float
+    # Lines of code fetched into callgrind's simulated first-level
+    # instruction cache (the host's geometry): code the step touches that
+    # is not already there, about a dozen cycles each on real hardware.
+    icache_misses: float
+
+
+def critical_path_counts(e, start_middle, target, arg, sends_per_call, calls=200):
+    """Instructions the middle runs while a caller waits, per call, and the
+    instruction-cache misses among them: from each message it reads to the
+    next message it sends (callgrind with its cache simulated, dumping after
     every recvmsg and before every sendmsg). A call is `sends_per_call` such
-    steps (2 to forward: the call out, then the answer); the figure is the
+    steps (2 to forward: the call out, then the answer); each figure is the
     median over every run of that many consecutive steps, so that the odd
     step which answers no caller (a client leaving) does not count. Nearly
     deterministic where latency on a shared machine is not; what the middle
     does after it sends (a log line, freeing) or while it waits is not counted."""
     with tempfile.TemporaryDirectory(prefix="openurld-callgrind.") as out:
-        middle = start_middle(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg", "--dump-instr=no",
+        middle = start_middle(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg", "--dump-instr=no", "--cache-sim=yes",
                                "--dump-after=recvmsg", "--dump-before=sendmsg"])
         def dumps():
             return sorted((f for f in os.listdir(out) if f.startswith("cg.")), key=lambda f: int(f.rsplit(".", 1)[1]))
@@ -743,14 +754,22 @@ def critical_path_instructions(e, start_middle, target, arg, sends_per_call, cal
             with open(f"{out}/{name}") as f:
                 text = f.read(4096)
             trigger = text.split("desc: Trigger: ", 1)[1].split("\n", 1)[0]
-            cost = int(text.split("summary: ", 1)[1].split("\n", 1)[0]) if "summary: " in text else 0
+            events = text.split("events: ", 1)[1].split("\n", 1)[0].split()
+            cost = (0, 0)
+            if "summary: " in text:
+                summary = [int(v) for v in text.split("summary: ", 1)[1].split("\n", 1)[0].split()]
+                summary += [0] * (len(events) - len(summary))  # trailing zeros are left out
+                cost = (summary[events.index("Ir")], summary[events.index("I1mr")])
             segment.append((trigger, cost))
             if "sendmsg" in trigger:
                 reads = [i for i, (t, _) in enumerate(segment) if "recvmsg" in t]
                 if reads:  # a send that answers something read: what came after the read
-                    steps.append(sum(c for _, c in segment[reads[0] + 1:]))
+                    after = [c for _, c in segment[reads[0] + 1:]]
+                    steps.append((sum(c[0] for c in after), sum(c[1] for c in after)))
                 segment = []
-        return statistics.median(sum(steps[i:i + sends_per_call]) for i in range(len(steps) - sends_per_call + 1))
+        def per_call(field):
+            return statistics.median(sum(step[field] for step in steps[i:i + sends_per_call]) for i in range(len(steps) - sends_per_call + 1))
+        return Counted(per_call(0), per_call(1))
 
 
 def critical_path_rows(e, rows):
@@ -768,57 +787,78 @@ def critical_path_rows(e, rows):
         daemon = e.daemon(wrap=vg)[0]
         helpers.append(start([e.busbench, "handlers", e.address, "0", "org.bench.Handler"]))
         return daemon
-    forwarded = critical_path_instructions(e, daemon_and_handlers, DISP, "https://bench.example/x", 2)
-    relay = critical_path_instructions(
+    forwarded = critical_path_counts(e, daemon_and_handlers, DISP, "https://bench.example/x", 2)
+    relay = critical_path_counts(
         e, lambda vg: start(vg + [e.busbench, "relay", e.address, "org.bench.Relay", "org.bench.Handler"]), RELAY, "https://bench.example/x", 2)
     LAYER = ("org.bench.CountedLayer",) + DISP[1:]
-    layer_forwarding = critical_path_instructions(
+    layer_forwarding = critical_path_counts(
         e, lambda vg: start(vg + [e.layer_floor, e.address, LAYER[0], "forward", "org.bench.Handler"]), LAYER, "https://bench.example/x", 2)
     SWIFT_RELAY = ("org.bench.CountedSwiftRelay",) + RELAY[1:]
-    swift_relay = critical_path_instructions(
+    swift_relay = critical_path_counts(
         e, lambda vg: start(vg + [e.swift_relay, e.address, SWIFT_RELAY[0], "org.bench.Handler"]), SWIFT_RELAY, "https://bench.example/x", 2)
     for helper in helpers:
         stop(helper)
-    echo = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, PING[0]]), PING, "x", 1)
-    refuser = critical_path_instructions(e, lambda vg: start(vg + [e.busbench, "server", e.address, REFUSER[0]]), REFUSER, "javascript:void(0)", 1)
-    layer_refusing = critical_path_instructions(
+    echo = critical_path_counts(e, lambda vg: start(vg + [e.busbench, "server", e.address, PING[0]]), PING, "x", 1)
+    refuser = critical_path_counts(e, lambda vg: start(vg + [e.busbench, "server", e.address, REFUSER[0]]), REFUSER, "javascript:void(0)", 1)
+    layer_refusing = critical_path_counts(
         e, lambda vg: start(vg + [e.layer_floor, e.address, LAYER[0], "refuse-in-task"]), LAYER, "javascript:void(0)", 1)
     # With the handler registered, as in the latency rows above.
-    refused = critical_path_instructions(e, daemon_and_handlers, DISP, "javascript:void(0)", 1)
+    refused = critical_path_counts(e, daemon_and_handlers, DISP, "javascript:void(0)", 1)
     for helper in helpers:
         stop(helper)
     helpers.clear()
     # The fallback: a scheme no application claims, looked up on each tree
     # (the freshness checks and the catalog), and a URL it launches the
     # tree's browser for (no handler matches its host).
-    lookup_small = critical_path_instructions(e, lambda vg: e.daemon(wrap=vg, small_tree=True)[0], DISP, "nothing-handles-this:x", 1)
-    lookup_real = critical_path_instructions(e, lambda vg: e.daemon(wrap=vg)[0], DISP, "nothing-handles-this:x", 1)
+    lookup_small = critical_path_counts(e, lambda vg: e.daemon(wrap=vg, small_tree=True)[0], DISP, "nothing-handles-this:x", 1)
+    lookup_real = critical_path_counts(e, lambda vg: e.daemon(wrap=vg)[0], DISP, "nothing-handles-this:x", 1)
     # Three messages a launch: systemd's environment asked for, the answer,
     # and the request to move the app to its own scope (after the answer).
-    launch = critical_path_instructions(e, daemon_and_handlers, DISP, "https://fallback.example/x", 3, calls=100)
+    launch = critical_path_counts(e, daemon_and_handlers, DISP, "https://fallback.example/x", 3, calls=100)
     for helper in helpers:
         stop(helper)
     note = "callgrind: instructions from each message read to the next sent, per call"
-    row(rows, "on the caller's wait: C relay, forwarding", relay, "instructions", note=note)
-    row(rows, "on the caller's wait: Swift relay (the C relay in Swift)", swift_relay, "instructions", relay,
+    n = {name: counted.instructions for name, counted in (
+        ("relay", relay), ("swift_relay", swift_relay), ("layer_forwarding", layer_forwarding), ("forwarded", forwarded), ("echo", echo),
+        ("refuser", refuser), ("layer_refusing", layer_refusing), ("refused", refused), ("lookup_small", lookup_small),
+        ("lookup_real", lookup_real), ("launch", launch))}
+    row(rows, "on the caller's wait: C relay, forwarding", n["relay"], "instructions", note=note)
+    row(rows, "on the caller's wait: Swift relay (the C relay in Swift)", n["swift_relay"], "instructions", n["relay"],
         note="ratio: times the relay's; bench/SwiftRelay, libdbus alone")
-    row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", layer_forwarding, "instructions", relay,
+    row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", n["layer_forwarding"], "instructions", n["relay"],
         note="ratio: times the relay's; bench/DBusLayer, the daemon's HandleURL call")
-    row(rows, "on the caller's wait: openurld, forwarded to one handler", forwarded, "instructions", relay,
-        note=f"ratio: times the relay's ({forwarded / layer_forwarding:.2f}× the D-Bus layer's); deterministic, unlike the latency it explains")
-    row(rows, "on the caller's wait: C echo server", echo, "instructions", note=note)
-    row(rows, "on the caller's wait: C server refusing openurld's OpenURL", refuser, "instructions", echo, note="ratio: times the echo server's")
-    row(rows, "on the caller's wait: D-Bus layer refusing from a task (no walk)", layer_refusing, "instructions", refuser,
+    row(rows, "on the caller's wait: openurld, forwarded to one handler", n["forwarded"], "instructions", n["relay"],
+        note=f"ratio: times the relay's ({n['forwarded'] / n['layer_forwarding']:.2f}× the D-Bus layer's); deterministic, unlike the latency it explains")
+    row(rows, "on the caller's wait: C echo server", n["echo"], "instructions", note=note)
+    row(rows, "on the caller's wait: C server refusing openurld's OpenURL", n["refuser"], "instructions", n["echo"], note="ratio: times the echo server's")
+    row(rows, "on the caller's wait: D-Bus layer refusing from a task (no walk)", n["layer_refusing"], "instructions", n["refuser"],
         note="ratio: times the C server refusing the same message; bench/DBusLayer")
-    row(rows, "on the caller's wait: openurld, refused in the daemon", refused, "instructions", echo,
-        note=f"ratio: times the echo server's ({refused / refuser:.2f}× the C server refusing the same message, {refused / layer_refusing:.2f}× the D-Bus layer's)")
-    row(rows, "on the caller's wait: fallback lookup, 1-file tree", lookup_small, "instructions", refused,
+    row(rows, "on the caller's wait: openurld, refused in the daemon", n["refused"], "instructions", n["echo"],
+        note=f"ratio: times the echo server's ({n['refused'] / n['refuser']:.2f}× the C server refusing the same message, "
+             f"{n['refused'] / n['layer_refusing']:.2f}× the D-Bus layer's)")
+    row(rows, "on the caller's wait: fallback lookup, 1-file tree", n["lookup_small"], "instructions", n["refused"],
         note="a scheme no application claims; ratio: times the refusal's")
-    row(rows, "on the caller's wait: fallback lookup, 300-file tree", lookup_real, "instructions", lookup_small,
+    row(rows, "on the caller's wait: fallback lookup, 300-file tree", n["lookup_real"], "instructions", n["lookup_small"],
         note="the desktop-sized tree of the latency rows; ratio: times the 1-file tree's")
-    row(rows, "fallback launching the browser: work between the call's messages", launch, "instructions", lookup_real,
+    row(rows, "fallback launching the browser: work between the call's messages", n["launch"], "instructions", n["lookup_real"],
         note="an https URL no handler takes: from reading it to the three messages a launch sends (systemd's environment asked for, the answer, "
              "the app's scope asked for after it), spawning included (the kernel's work is not counted); ratio: times the lookup's")
+    # The code a step touches, not only how much of it runs: a middle whose
+    # code does not fit the first-level instruction cache fetches it again
+    # on every call, and pushes libdbus's out too.
+    misses = "callgrind's simulated first-level instruction cache (this host's geometry): lines fetched on the caller's wait, per call"
+    row(rows, "instruction-cache misses on the wait: C relay, forwarding", relay.icache_misses, "misses", note=misses)
+    row(rows, "instruction-cache misses on the wait: Swift relay", swift_relay.icache_misses, "misses", relay.icache_misses,
+        note="ratio: times the relay's")
+    row(rows, "instruction-cache misses on the wait: D-Bus layer forwarding", layer_forwarding.icache_misses, "misses", relay.icache_misses,
+        note="ratio: times the relay's")
+    row(rows, "instruction-cache misses on the wait: openurld, forwarded", forwarded.icache_misses, "misses", relay.icache_misses,
+        note="ratio: times the relay's")
+    row(rows, "instruction-cache misses on the wait: C server refusing openurld's OpenURL", refuser.icache_misses, "misses", note=misses)
+    row(rows, "instruction-cache misses on the wait: D-Bus layer refusing from a task", layer_refusing.icache_misses, "misses",
+        refuser.icache_misses, note="ratio: times the C server's")
+    row(rows, "instruction-cache misses on the wait: openurld, refused", refused.icache_misses, "misses", refuser.icache_misses,
+        note="ratio: times the C server's")
 
 
 def mapped_after(log, count, deadline=30):
