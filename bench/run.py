@@ -20,6 +20,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CALLS = 300 if QUICK else 4000
 # Alternating rounds of floor and daemon measurements (see main).
 ROUNDS = 2 if QUICK else 5
+# The latency rows against the C floors take many short rounds instead of
+# a few long ones: the machine drifts over seconds, and a shorter round
+# measures floor and subject closer together. The floor's twin (the A/A
+# test below) measured a standard deviation of its rounds' ratios of 0.133
+# at 4 000 calls a round, 0.092 at 1 000 and 0.082 at 250 (ten, forty and
+# 160 rounds). Twenty rounds of 1 000 make as many calls as five of 4 000,
+# and their median moves about a third as much.
+LATENCY_ROUNDS, LATENCY_CALLS = (2, 300) if QUICK else (20, 1000)
 LAUNCHES = 5 if QUICK else 25
 started = []  # PIDs we started, and only those are killed
 
@@ -261,11 +269,11 @@ def main():
     # Two placements: the client on the other CPU than the middle (apart), and on the same one.
     rounds = {k: [] for k in latency}
     shared = {k: [] for k in ("floor", "twin", "refusal_floor", "relay", "forwarded", "decision", "layer", "layer_task", "layer_fwd", "swift_relay")}
-    for _ in range(ROUNDS):
+    for _ in range(LATENCY_ROUNDS):
         for k, (target, arg) in latency.items():
-            rounds[k].append(e.client(*target, arg, CALLS, cpu=0))
+            rounds[k].append(e.client(*target, arg, LATENCY_CALLS, cpu=0))
         for k in shared:
-            shared[k].append(e.client(*latency[k][0], latency[k][1], CALLS, cpu=1))
+            shared[k].append(e.client(*latency[k][0], latency[k][1], LATENCY_CALLS, cpu=1))
     pinned = {k: {m: statistics.median(r[m] for r in v) for m in ("p50_us", "p99_us")} for k, v in rounds.items()}
     one_cpu = {k: statistics.median(r["p50_us"] for r in v) for k, v in shared.items()}
     tp_rounds = {k: [] for k in latency if k not in ("layer", "layer_task")}
@@ -314,7 +322,8 @@ def main():
         stop(layer)
     stop(handlers)
     how = f"median of {ROUNDS} rounds alternating with the daemon's"
-    row(rows, "bus floor p50 (C↔C, pinned)", floor["p50_us"], "µs", note=how)
+    row(rows, "bus floor p50 (C↔C, pinned)", floor["p50_us"], "µs",
+        note=f"median of {LATENCY_ROUNDS} rounds of {LATENCY_CALLS} calls alternating with the daemon's")
     row(rows, "bus floor p99 (C↔C, pinned)", floor["p99_us"], "µs")
     row(rows, "bus floor p50 (C↔C, free)", floor_free["p50_us"], "µs")
     for k, v in floor_tp.items():
