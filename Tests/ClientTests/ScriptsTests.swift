@@ -8,9 +8,20 @@ import TestSupport
 /// for its release build).
 @Suite(.timeLimit(.minutes(1)))
 struct ScriptsTests {
-    /// Without a session bus it starts a private one; SIGTERM stops the
-    /// daemon and the bus and removes its directory (issue 14, item 10).
-    @Test func scriptsRunCleansUpAfterSIGTERM() async throws {
+    /// How the script is told to stop: SIGTERM to it (a service manager,
+    /// `kill`), or SIGHUP to its whole process group, as a terminal that
+    /// closes sends it. The daemon and the bus both take SIGHUP as "reload",
+    /// so only the script can end them then.
+    enum Stop: String, CaseIterable, CustomTestStringConvertible {
+        case terminated, hungUp
+        var testDescription: String { rawValue }
+    }
+
+    /// Without a session bus it starts a private one; SIGTERM, or the
+    /// terminal closing, stops the daemon and the bus and removes its
+    /// directory (issue 14, item 10).
+    @Test(arguments: Stop.allCases)
+    func scriptsRunCleansUpAfterItIsStopped(by stop: Stop) async throws {
         let root = try makeTemporaryDirectory(prefix: "openurld-scripts-run")
         defer { try? FileManager.default.removeItem(atPath: root) }
         let temporary = root + "/tmp"
@@ -30,7 +41,7 @@ struct ScriptsTests {
         defer { close(logFD) }
         let script = try spawn(
             "/bin/sh", arguments: ["sh", Binaries.repository + "/scripts/run"],
-            environment: environment.map { "\($0.key)=\($0.value)" }, stderr: .descriptor(logFD))
+            environment: environment.map { "\($0.key)=\($0.value)" }, stderr: .descriptor(logFD), newSession: true)
 
         // Wait until the daemon serves on the private bus the script printed.
         var address: String?
@@ -48,12 +59,17 @@ struct ScriptsTests {
         #expect(served, "scripts/run did not serve: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).count == 1)
 
-        kill(script, SIGTERM)
+        switch stop {
+        case .terminated: kill(script, SIGTERM)
+        case .hungUp: kill(-script, SIGHUP)  // its own session: the group is the script's PID
+        }
         let status = reap(script, within: .seconds(10))
-        #expect(status != nil, "scripts/run did not exit after SIGTERM")
+        #expect(status != nil, "scripts/run did not exit when \(stop)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [], "its temporary directory was left behind")
         if let address { #expect((try? await Connection.connect(to: address)) == nil, "its bus still runs") }
         #expect(try String(contentsOfFile: log, encoding: .utf8).contains("received SIGTERM"), "the daemon was not stopped by SIGTERM")
-        if status == nil { kill(script, SIGKILL); _ = reap(script) }
+        // Whatever of its process group is left, so that a failure leaves nothing running.
+        kill(-script, SIGKILL)
+        if status == nil { _ = reap(script) }
     }
 }
