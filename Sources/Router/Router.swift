@@ -190,9 +190,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
             ask: { step, current in
                 switch step.payload {
                 case .handler(let endpoint):
-                    return await LaunchDeadline.$current.withValue(progress.end) {
-                        await ask(step.withPayload { _ in endpoint }, current, progress.end - clock.now)
-                    }
+                    return await ask(step.withPayload { _ in endpoint }, current, progress.end - clock.now)
                 case .rule(let rule):
                     if case .ask(let askedURL, let targets) = rule.evaluate(current) {
                         let answer = await choose(askedURL, offering: targets, rule: rule)
