@@ -208,9 +208,11 @@ def in_turn(index, subjects):
     return tuple(subjects) if index % 2 == 0 else tuple(reversed(subjects))
 
 
-def spread_of(ratios):
-    """How far a row's rounds' own ratios went, for its note."""
-    return f"rounds' ratios {min(ratios):.2f}–{max(ratios):.2f}"
+def in_rounds(subjects, bases):
+    """A row's ratio from rounds that measured each subject with its base:
+    the median of the rounds' own ratios, and how far they went, for its note."""
+    each = [s / b for s, b in zip(subjects, bases)]
+    return statistics.median(each), f"rounds' ratios {min(each):.2f}–{max(each):.2f}"
 
 
 def row(rows, name, value, unit, floor=None, target=None, note="", ratio=None):
@@ -293,11 +295,12 @@ def main():
     # round, subject and floor are measured a second apart, so that a
     # shared machine's slow minutes (a floor once read 3.25 bus round trips
     # in one run) cancel instead of landing on one side of the ratio.
+    def measured(runs, name, key):
+        return [r[key] for r in runs[name]] if key else runs[name]
     def paired(runs, subject, base, key=None):
-        return statistics.median((s[key] if key else s) / (b[key] if key else b) for s, b in zip(runs[subject], runs[base]))
+        return in_rounds(measured(runs, subject, key), measured(runs, base, key))[0]
     def spread(runs, subject, base, key=None):
-        each = [(s[key] if key else s) / (b[key] if key else b) for s, b in zip(runs[subject], runs[base])]
-        return spread_of(each)
+        return in_rounds(measured(runs, subject, key), measured(runs, base, key))[1]
     ratios = {
         "twin": paired(rounds, "twin", "floor", "p50_us"), "twin one CPU": paired(shared, "twin", "floor", "p50_us"),
         "twin tp": paired(tp_rounds, "twin", "floor"),
@@ -446,10 +449,10 @@ def main():
             (with_rules if state else without_rules).append(e.client(*DISP, "https://bench.example/x", CALLS, cpu=0)["p50_us"])
     if loaded:
         load(False)
-    rules_ratios = [w / n for w, n in zip(with_rules, without_rules)]
+    rules_ratio, rules_spread = in_rounds(with_rules, without_rules)
     row(rows, "OpenURL p50, no rules", statistics.median(without_rules), "µs", note=f"median of {ROUNDS} rounds alternating with the next row's")
     row(rows, "OpenURL p50, 1000 rules for other hosts", statistics.median(with_rules), "µs", statistics.median(without_rules), "≤ 1.2",
-        note=paired_note + "; " + spread_of(rules_ratios), ratio=statistics.median(rules_ratios))
+        note=paired_note + "; " + rules_spread, ratio=rules_ratio)
     stop(handling)
 
     # 5. Registry scale: other handlers that never match; one that handles.
@@ -480,10 +483,9 @@ def main():
                 raise SystemExit("bench: openurld did not drop the fillers' handlers")
             time.sleep(0.01)
     for size, values in scale.items():
-        ratios = [v / floor for v, floor in zip(values, scale[sizes[0]])]
+        size_ratio, size_spread = in_rounds(values, scale[sizes[0]])
         row(rows, f"OpenURL p50 with {size} handlers registered", statistics.median(values), "µs", statistics.median(scale[sizes[0]]),
-            "≤ 1.1 at 10000" if size == 10000 else None, ratio=statistics.median(ratios),
-            note=spread_of(ratios) if size != sizes[0] else "")
+            "≤ 1.1 at 10000" if size == 10000 else None, ratio=size_ratio, note=size_spread if size != sizes[0] else "")
 
     # 8. Footprint: dispatches must not grow memory.
     dispatches = 20000 if QUICK else 100000
@@ -589,10 +591,9 @@ def main():
             stop(daemon)
     lookup_small, lookup_real = statistics.median(small_rounds), statistics.median(real_rounds)
     row(rows, "fallback lookup p50, 1-file tree", lookup_small, "µs")
-    lookup_ratios = [r / s for r, s in zip(real_rounds, small_rounds)]
+    lookup_ratio, lookup_spread = in_rounds(real_rounds, small_rounds)
     row(rows, "fallback lookup p50, 300-file tree, 3 data dirs, 20 defaults", lookup_real, "µs", lookup_small, "≤ 1.1",
-        note=paired_note + "; " + spread_of(lookup_ratios),
-        ratio=statistics.median(lookup_ratios))
+        note=paired_note + "; " + lookup_spread, ratio=lookup_ratio)
 
     # 5b. Files: typed by name with a database of names only (the floor:
     # what opening a file by glob costs), by name with contents rules too
@@ -611,15 +612,12 @@ def main():
             stop(daemon)
     by_glob, by_glob_checked, by_contents = (statistics.median(file_rounds[k]) for k in ("names", "all", "contents"))
     row(rows, "file by its name p50, database of names only (floor)", by_glob, "µs")
-    def file_ratios(key):
-        each = [v / floor for v, floor in zip(file_rounds[key], file_rounds["names"])]
-        return statistics.median(each), paired_note + "; " + spread_of(each)
-    checked_ratio, checked_note = file_ratios("all")
-    contents_ratio, contents_note = file_ratios("contents")
+    checked_ratio, checked_spread = in_rounds(file_rounds["all"], file_rounds["names"])
+    contents_ratio, contents_spread = in_rounds(file_rounds["contents"], file_rounds["names"])
     row(rows, "file by its name p50, with contents rules (first bytes checked)", by_glob_checked, "µs", by_glob, "≤ 1.1",
-        note=checked_note, ratio=checked_ratio)
+        note=paired_note + "; " + checked_spread, ratio=checked_ratio)
     row(rows, "file by its contents p50 (no glob; magic decides)", by_contents, "µs", by_glob,
-        note="reads up to the database's extent of the file; " + contents_note, ratio=contents_ratio)
+        note="reads up to the database's extent of the file; " + paired_note + "; " + contents_spread, ratio=contents_ratio)
     daemon, _ = e.daemon(cpu=1)
     row(rows, "daemon start-up, exec to owning its name", statistics.median(e.startups) * 1000, "ms",
         note=f"target ≤ 10 ms; median of {len(e.startups)} starts on the desktop-sized tree, through taskset")
@@ -832,29 +830,25 @@ def critical_path_rows(e, rows):
     for helper in helpers:
         stop(helper)
     note = "callgrind: instructions from each message read to the next sent, per call"
-    n = {name: counted.instructions for name, counted in (
-        ("relay", relay), ("swift_relay", swift_relay), ("layer_forwarding", layer_forwarding), ("forwarded", forwarded), ("echo", echo),
-        ("refuser", refuser), ("layer_refusing", layer_refusing), ("refused", refused), ("lookup_small", lookup_small),
-        ("lookup_real", lookup_real), ("launch", launch))}
-    row(rows, "on the caller's wait: C relay, forwarding", n["relay"], "instructions", note=note)
-    row(rows, "on the caller's wait: Swift relay (the C relay in Swift)", n["swift_relay"], "instructions", n["relay"],
+    row(rows, "on the caller's wait: C relay, forwarding", relay.instructions, "instructions", note=note)
+    row(rows, "on the caller's wait: Swift relay (the C relay in Swift)", swift_relay.instructions, "instructions", relay.instructions,
         note="ratio: times the relay's; bench/SwiftRelay, libdbus alone")
-    row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", n["layer_forwarding"], "instructions", n["relay"],
+    row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", layer_forwarding.instructions, "instructions", relay.instructions,
         note="ratio: times the relay's; bench/DBusLayer, the daemon's HandleURL call")
-    row(rows, "on the caller's wait: openurld, forwarded to one handler", n["forwarded"], "instructions", n["relay"],
-        note=f"ratio: times the relay's ({n['forwarded'] / n['layer_forwarding']:.2f}× the D-Bus layer's); deterministic, unlike the latency it explains")
-    row(rows, "on the caller's wait: C echo server", n["echo"], "instructions", note=note)
-    row(rows, "on the caller's wait: C server refusing openurld's OpenURL", n["refuser"], "instructions", n["echo"], note="ratio: times the echo server's")
-    row(rows, "on the caller's wait: D-Bus layer refusing from a task (no walk)", n["layer_refusing"], "instructions", n["refuser"],
+    row(rows, "on the caller's wait: openurld, forwarded to one handler", forwarded.instructions, "instructions", relay.instructions,
+        note=f"ratio: times the relay's ({forwarded.instructions / layer_forwarding.instructions:.2f}× the D-Bus layer's); deterministic, unlike the latency it explains")
+    row(rows, "on the caller's wait: C echo server", echo.instructions, "instructions", note=note)
+    row(rows, "on the caller's wait: C server refusing openurld's OpenURL", refuser.instructions, "instructions", echo.instructions, note="ratio: times the echo server's")
+    row(rows, "on the caller's wait: D-Bus layer refusing from a task (no walk)", layer_refusing.instructions, "instructions", refuser.instructions,
         note="ratio: times the C server refusing the same message; bench/DBusLayer")
-    row(rows, "on the caller's wait: openurld, refused in the daemon", n["refused"], "instructions", n["echo"],
-        note=f"ratio: times the echo server's ({n['refused'] / n['refuser']:.2f}× the C server refusing the same message, "
-             f"{n['refused'] / n['layer_refusing']:.2f}× the D-Bus layer's)")
-    row(rows, "on the caller's wait: fallback lookup, 1-file tree", n["lookup_small"], "instructions", n["refused"],
+    row(rows, "on the caller's wait: openurld, refused in the daemon", refused.instructions, "instructions", echo.instructions,
+        note=f"ratio: times the echo server's ({refused.instructions / refuser.instructions:.2f}× the C server refusing the same message, "
+             f"{refused.instructions / layer_refusing.instructions:.2f}× the D-Bus layer's)")
+    row(rows, "on the caller's wait: fallback lookup, 1-file tree", lookup_small.instructions, "instructions", refused.instructions,
         note="a scheme no application claims; ratio: times the refusal's")
-    row(rows, "on the caller's wait: fallback lookup, 300-file tree", n["lookup_real"], "instructions", n["lookup_small"],
+    row(rows, "on the caller's wait: fallback lookup, 300-file tree", lookup_real.instructions, "instructions", lookup_small.instructions,
         note="the desktop-sized tree of the latency rows; ratio: times the 1-file tree's")
-    row(rows, "fallback launching the browser: work between the call's messages", n["launch"], "instructions", n["lookup_real"],
+    row(rows, "fallback launching the browser: work between the call's messages", launch.instructions, "instructions", lookup_real.instructions,
         note="an https URL no handler takes: from reading it to the three messages a launch sends (systemd's environment asked for, the answer, "
              "the app's scope asked for after it), spawning included (the kernel's work is not counted); ratio: times the lookup's")
     # The code a step touches, not only how much of it runs: a middle whose
@@ -987,7 +981,7 @@ def chooser_rows(e, rows):
         floors.append(window_floor())
         cold.append(ask())
     floor = statistics.median(floors)
-    cold_ratios = [c / f for c, f in zip(cold, floors)]
+    cold_ratio, cold_spread = in_rounds(cold, floors)
     service("0")  # warm: started once, then kept
     while owned("org.openurld.Chooser1"):
         time.sleep(0.01)
@@ -996,7 +990,7 @@ def chooser_rows(e, rows):
     warm = [ask() for _ in range(runs)]
     row(rows, "smallest GTK 4 window in C: exec → mapped (floor)", floor, "ms")
     row(rows, "chooser cold (D-Bus activated): OpenURL → window mapped", statistics.median(cold), "ms", floor, "≤ 1.5",
-        note=spread_of(cold_ratios), ratio=statistics.median(cold_ratios))
+        note=cold_spread, ratio=cold_ratio)
     row(rows, "chooser warm (running): OpenURL → window mapped", statistics.median(warm), "ms", note="target ≤ 50 ms")
 
 
