@@ -855,18 +855,13 @@ def critical_path_rows(e, rows):
     # code does not fit the first-level instruction cache fetches it again
     # on every call, and pushes libdbus's out too.
     misses = "callgrind's simulated first-level instruction cache (this host's geometry): lines fetched on the caller's wait, per call"
-    row(rows, "instruction-cache misses on the wait: C relay, forwarding", relay.icache_misses, "misses", note=misses)
-    row(rows, "instruction-cache misses on the wait: Swift relay", swift_relay.icache_misses, "misses", relay.icache_misses,
-        note="ratio: times the relay's")
-    row(rows, "instruction-cache misses on the wait: D-Bus layer forwarding", layer_forwarding.icache_misses, "misses", relay.icache_misses,
-        note="ratio: times the relay's")
-    row(rows, "instruction-cache misses on the wait: openurld, forwarded", forwarded.icache_misses, "misses", relay.icache_misses,
-        note="ratio: times the relay's")
-    row(rows, "instruction-cache misses on the wait: C server refusing openurld's OpenURL", refuser.icache_misses, "misses", note=misses)
-    row(rows, "instruction-cache misses on the wait: D-Bus layer refusing from a task", layer_refusing.icache_misses, "misses",
-        refuser.icache_misses, note="ratio: times the C server's")
-    row(rows, "instruction-cache misses on the wait: openurld, refused", refused.icache_misses, "misses", refuser.icache_misses,
-        note="ratio: times the C server's")
+    for label, counted, base, whose in (
+            ("C relay, forwarding", relay, None, ""), ("Swift relay", swift_relay, relay, "the relay's"),
+            ("D-Bus layer forwarding", layer_forwarding, relay, "the relay's"), ("openurld, forwarded", forwarded, relay, "the relay's"),
+            ("C server refusing openurld's OpenURL", refuser, None, ""),
+            ("D-Bus layer refusing from a task", layer_refusing, refuser, "the C server's"), ("openurld, refused", refused, refuser, "the C server's")):
+        row(rows, f"instruction-cache misses on the wait: {label}", counted.icache_misses, "misses", base.icache_misses if base else None,
+            note=f"ratio: times {whose}" if base else misses)
 
 
 def mapped_after(log, count, deadline=30):
