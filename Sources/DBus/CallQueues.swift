@@ -1,11 +1,26 @@
 import Synchronization
 
-/// A deferred method call waiting for its turn: the method, its decoded
-/// arguments and the message to answer.
+/// A deferred method call waiting for its turn: the method, the message to
+/// answer and the work that answers it.
 struct DeferredCall: Sendable {
     let method: ExportedMethod
-    let call: MethodCall
     let message: Message
+    let work: Work
+
+    /// What runs in the task.
+    enum Work: Sendable {
+        /// A `deferred` method's handler, with the call's arguments.
+        case handler(@Sendable (MethodCall) async throws(DBusError) -> MethodAnswer, MethodCall)
+        /// What a `staged` method's loop-queue part left to do.
+        case rest(@Sendable () async throws(DBusError) -> MethodAnswer)
+
+        func answer() async throws(DBusError) -> MethodAnswer {
+            switch self {
+            case .handler(let handler, let call): try await handler(call)
+            case .rest(let rest): try await rest()
+            }
+        }
+    }
 }
 
 /// A deferred call started, with its number in `callsInFlight` and its sender.

@@ -39,8 +39,21 @@ extension Connection {
                 let result: Result<[Value], DBusError>
                 do { result = .success(try handler(call)) } catch { result = .failure(error) }
                 reply(to: message, with: result, declared: method)
-            case .deferred:
-                admit(DeferredCall(method: method, call: call, message: message))
+            case .deferred(let handler):
+                admit(DeferredCall(method: method, message: message, work: .handler(handler, call)))
+            case .staged(let first):
+                let staged: StagedAnswer
+                do throws(DBusError) { staged = try first(call) } catch {
+                    reply(to: message, with: .failure(error), declared: method)
+                    return
+                }
+                switch staged {
+                case .now(let answer):
+                    reply(to: message, with: .success(answer.values), declared: method)
+                    answer.afterReply?()
+                case .later(let rest):
+                    admit(DeferredCall(method: method, message: message, work: .rest(rest)))
+                }
             }
         }
     }
@@ -48,8 +61,9 @@ extension Connection {
     /// Starts a deferred call, or queues it behind its sender's calls in
     /// flight: each sender runs at most `CallQueues.maximumRunning` at once, so
     /// a client sending thousands of calls without waiting shares the
-    /// executor with everyone else instead of filling it. Immediate methods
-    /// are never queued; they run in bus order, as before.
+    /// executor with everyone else instead of filling it. Immediate methods,
+    /// and staged ones answered at once, are never queued: they run in bus
+    /// order, as before.
     private func admit(_ deferred: DeferredCall) {
         let sender = deferred.message.sender?.rawValue ?? ""
         let admitted = state.withLock { $0.callQueues.admit(deferred, from: sender) }
@@ -65,7 +79,6 @@ extension Connection {
     }
 
     private func start(_ deferred: DeferredCall, from sender: String) {
-        guard case .deferred = deferred.method.body else { return }
         // Registered under the lock, so that the call cannot finish before its entry is made.
         let handedTo: (UnsafeContinuation<CallJob?, Never>, CallJob)? = state.withLock { state in
             let job = CallJob(id: state.nextCallID, deferred: deferred, sender: sender)
@@ -102,9 +115,8 @@ extension Connection {
     /// Answers `job`'s call, then runs the work after its reply; returns the
     /// call its sender queued meanwhile, registered in this task's name.
     private func run(_ job: CallJob) async -> CallJob? {
-        guard case .deferred(let handler) = job.deferred.method.body else { return nil }
         let answer: Result<MethodAnswer, DBusError>
-        do throws(DBusError) { answer = .success(try await handler(job.deferred.call)) } catch { answer = .failure(error) }
+        do throws(DBusError) { answer = .success(try await job.deferred.work.answer()) } catch { answer = .failure(error) }
         reply(to: job.deferred.message, with: answer.map(\.values), declared: job.deferred.method)
         if case .success(let answered) = answer { answered.afterReply?() }
         return state.withLock { state in

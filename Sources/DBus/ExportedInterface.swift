@@ -66,6 +66,17 @@ public struct MethodAnswer: Sendable {
     }
 }
 
+/// What the loop-queue part of a staged method found
+/// (`ExportedMethod.staged(_:arguments:results:answer:)`).
+public enum StagedAnswer: Sendable {
+    /// The answer, sent at once; its `afterReply` runs right after, on the loop queue.
+    case now(MethodAnswer)
+    /// The work that has to wait (for a peer, a timer, a launch), run in a
+    /// task as an `asyncAnswer` method is: queued behind the sender's calls
+    /// in flight, counted in `callsInFlight`, answered when it returns.
+    case later(@Sendable () async throws(DBusError) -> MethodAnswer)
+}
+
 /// A method an object exports.
 public struct ExportedMethod: Sendable {
     /// How a method produces its reply.
@@ -75,6 +86,9 @@ public struct ExportedMethod: Sendable {
         /// Runs in its own task; the reply is sent when it returns, then
         /// the answer's `afterReply` runs.
         case deferred(@Sendable (MethodCall) async throws(DBusError) -> MethodAnswer)
+        /// Runs on the loop queue, in message order, as `immediate` does;
+        /// what it cannot answer there it hands on to run as `deferred` does.
+        case staged(@Sendable (MethodCall) throws(DBusError) -> StagedAnswer)
     }
 
     /// The method's name.
@@ -132,6 +146,22 @@ public struct ExportedMethod: Sendable {
         asyncAnswer: @escaping @Sendable (MethodCall) async throws(DBusError) -> MethodAnswer
     ) {
         self.init(name, arguments: arguments, results: results, body: .deferred(asyncAnswer))
+    }
+
+    /// A method that answers at once when it can and waits only when it
+    /// must: `answer` runs on the loop queue, in the order calls
+    /// arrive (keep it short, as an immediate handler), and returns either
+    /// the answer or the work left, which then runs in a task as an
+    /// `asyncAnswer` method's does. A call answered at once costs no task,
+    /// no async frame and no turn of the executor.
+    ///
+    /// A factory rather than an initializer: a handler that only throws
+    /// would otherwise fit both this and `init(_:arguments:results:handler:)`.
+    public static func staged(
+        _ name: MemberName, arguments: [Argument] = [], results: [Argument] = [],
+        answer: @escaping @Sendable (MethodCall) throws(DBusError) -> StagedAnswer
+    ) -> ExportedMethod {
+        ExportedMethod(name, arguments: arguments, results: results, body: .staged(answer))
     }
 
     private init(_ name: MemberName, arguments: [Argument], results: [Argument], body: Body) {

@@ -280,6 +280,54 @@ struct BusTests {
         }
     }
 
+    /// A staged method answers on the loop queue when it can: at once, even
+    /// while a call it handed on from the same sender is still waiting; its
+    /// error and its result types are checked as any method's; what it
+    /// hands on runs in a task, counted in flight until it answers.
+    @Test func aStagedMethodAnswersAtOnceWhenItCanAndInATaskWhenItMust() async throws {
+        try await withPeers { _, server, client in
+            server.answerCallsOnLoop()
+            let released = Mutex(false)
+            let afterReply = Mutex(0)
+            let decidedInATask = Mutex<Bool?>(nil)
+            server.export([ExportedInterface(Self.interface, methods: [
+                ExportedMethod.staged("Decide", arguments: [Argument("how", .string)], results: [Argument("answer", .string)]) { call throws(DBusError) in
+                    decidedInATask.withLock { $0 = withUnsafeCurrentTask { $0 != nil } }
+                    switch try call.arguments.decode(String.self) {
+                    case "now": return .now(MethodAnswer([.string("at once")], afterReply: { afterReply.withLock { $0 += 1 } }))
+                    case "wrong type": return .now(MethodAnswer([.int32(1)]))
+                    case "refuse": throw .invalidArgs("not that")
+                    default:
+                        return .later {
+                            while !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+                            return MethodAnswer([.string("later")])
+                        }
+                    }
+                },
+            ])], at: "/staged")
+            let waiting = Task { try await client.call(server.uniqueName, "/staged", Self.interface, "Decide", [.string("wait")]) }
+            while server.callsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            // Answered on the loop queue, in no task, while the same sender's
+            // handed-on call still waits.
+            #expect(try await client.call(server.uniqueName, "/staged", Self.interface, "Decide", [.string("now")]) == [.string("at once")])
+            #expect(decidedInATask.withLock { $0 } == false)
+            #expect(afterReply.withLock { $0 } == 1)
+            #expect(server.callsInFlight == 1)
+            let refused = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, "/staged", Self.interface, "Decide", [.string("refuse")])
+            }
+            #expect(refused?.name == .invalidArgs)
+            #expect(refused?.message == "not that")
+            let wrong = await #expect(throws: DBusError.self) {
+                try await client.call(server.uniqueName, "/staged", Self.interface, "Decide", [.string("wrong type")])
+            }
+            #expect(wrong?.name == .failed)
+            released.withLock { $0 = true }
+            #expect(try await waiting.value == [.string("later")])
+            while server.callsInFlight > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+    }
+
     /// Deferred calls reuse idle worker tasks; one cancelled at shutdown
     /// (`cancelCallsInFlight`) must not hand its cancellation to later calls.
     @Test func aCancelledCallLeavesNoCancellationToLaterCalls() async throws {
