@@ -67,6 +67,9 @@ public final class DesktopURLOpener: URLOpener {
         try LaunchGate.admit(url, mime: mime ?? MimeDatabase.load(database.base))
     }
 
+    /// Why `LaunchGate` refuses `url` from its scheme alone; `open` refuses it with the same words.
+    public func refusal(of url: ValidatedURL) -> String? { LaunchGate.refusal(of: url) }
+
     /// Opens `url` with the default application, after `LaunchGate` admits it.
     public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
         let mime = url.scheme == "file" ? MimeDatabase.load(database.base) : nil
@@ -125,7 +128,7 @@ public final class DesktopURLOpener: URLOpener {
 
     /// The targets set up for `url`'s scheme, or `wanted` as far as each is installed.
     public func candidates(for url: ValidatedURL, offering wanted: [Target]) -> [ChooserCandidate] {
-        guard LaunchGate.refusedSchemes[url.scheme] == nil, url.scheme != "file" else { return [] }
+        guard LaunchGate.refusal(of: url) == nil, url.scheme != "file" else { return [] }
         guard !wanted.isEmpty else { return (try? database.targets(for: url.scheme, system: system)) ?? [] }
         guard let catalog = try? database.catalog() else { return [] }
         // The listed targets whose application is installed, named as `openurl targets` names them.

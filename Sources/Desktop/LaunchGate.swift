@@ -22,11 +22,39 @@ public struct AdmittedURL: Sendable, Equatable {
 /// The one check before anything is launched with a URL.
 public enum LaunchGate {
     /// Schemes never launched: they carry code, not a place to go.
-    public static let refusedSchemes: [String: String] = [
-        "javascript": "javascript: URLs run code in whatever opens them; openurld never opens them",
-        "vbscript": "vbscript: URLs run code in whatever opens them; openurld never opens them",
-        "data": "data: URLs carry their own content, possibly a page with scripts; openurld never opens them",
-    ]
+    public enum RefusedScheme: CaseIterable, Sendable {
+        case javascript, vbscript, data
+
+        /// The scheme `scheme` names, if refused. Asked of every URL the
+        /// daemon is given: a switch compares short strings, where a
+        /// dictionary hashed the scheme and `RawRepresentable` searched a table.
+        public init?(_ scheme: String) {
+            switch scheme {
+            case "javascript": self = .javascript
+            case "vbscript": self = .vbscript
+            case "data": self = .data
+            default: return nil
+            }
+        }
+
+        /// The scheme, as URLs spell it.
+        public var name: String {
+            switch self {
+            case .javascript: "javascript"
+            case .vbscript: "vbscript"
+            case .data: "data"
+            }
+        }
+
+        /// Why, for people.
+        public var reason: String {
+            switch self {
+            case .javascript: "javascript: URLs run code in whatever opens them; openurld never opens them"
+            case .vbscript: "vbscript: URLs run code in whatever opens them; openurld never opens them"
+            case .data: "data: URLs carry their own content, possibly a page with scripts; openurld never opens them"
+            }
+        }
+    }
 
     /// Why a URL is not launched.
     public struct Refusal: Error, Equatable, Sendable {
@@ -34,12 +62,16 @@ public enum LaunchGate {
         public let reason: String
     }
 
+    /// Why `url` is refused from the URL alone (its scheme), before any
+    /// file is looked at; `nil` when `admit` has more to check.
+    public static func refusal(of url: ValidatedURL) -> String? { RefusedScheme(url.scheme)?.reason }
+
     /// Lets `url` through, or says why not: a refused scheme; a `file:` URL
     /// of another host, of a missing file, or of a type that can run
     /// (`RunnableTypes`, through the database's aliases and parent types),
     /// by its name or by its contents.
     public static func admit(_ url: ValidatedURL, mime: @autoclosure () -> MimeDatabase) throws(Refusal) -> AdmittedURL {
-        if let reason = refusedSchemes[url.scheme] { throw Refusal(reason: reason) }
+        if let reason = refusal(of: url) { throw Refusal(reason: reason) }
         guard url.scheme == "file" else { return AdmittedURL(url: url, file: nil) }
         let mime = mime()
         let file: LocalFile

@@ -112,6 +112,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
         _ url: ValidatedURL, caller: String, callerAppID: String?, activationToken: String?, asking: Asking = Asking(),
         onRuleFailure: @Sendable (Rule, String) -> Void = { _, _ in }
     ) async -> Route {
+        if let route = routeAtOnce(url, caller: caller, callerAppID: callerAppID, asking: asking) { return route }
         let clock = ContinuousClock()
         let progress = WalkProgress(end: clock.now + deadline, token: activationToken)
 
@@ -228,6 +229,20 @@ public struct Router<Endpoint: Sendable>: Sendable {
             route.fallBack(fallbackResult)
         }
         return route
+    }
+
+    /// The route `open` takes when it can be told without waiting: nobody
+    /// is asked first, no handler or rule takes part for `url`, and the
+    /// fallback refuses it from the URL alone (`URLOpener.refusal(of:)`).
+    /// `nil` when only the walk can tell. `open` starts here, so that the
+    /// two cannot differ; a caller that must not wait (a method answered
+    /// on the bus's loop) asks this first and walks only on `nil`.
+    @_specialize(exported: true, where Endpoint == HandlerEndpoint)
+    public func routeAtOnce(_ url: ValidatedURL, caller: String, callerAppID: String?, asking: Asking = Asking()) -> Route? {
+        guard !asking.first, let reason = opener.refusal(of: url),
+              candidates(for: url, caller: caller, callerAppID: callerAppID, outside: nil).isEmpty
+        else { return nil }
+        return Route(outcome: .refused, finalURL: url, message: reason, trace: [])
     }
 
     /// One step of a dry run, as `Explain` reports it.

@@ -20,6 +20,11 @@ public protocol URLOpener: Sendable {
     func application(for url: ValidatedURL) -> String?
     /// Opens `url` with the default application.
     func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult
+    /// Why `open` refuses `url` from the URL alone, whatever is installed
+    /// (its scheme runs code, say), told without reading anything: `open`
+    /// then answers `.refused` with this reason. `nil` when only opening
+    /// can tell.
+    func refusal(of url: ValidatedURL) -> String?
     /// Opens `url` with the application `id` names (a rule's `Open=`), whatever the defaults say.
     func open(_ url: ValidatedURL, with target: Target, activationToken: String?) async -> LaunchResult
     /// Runs `commandLine` (Exec syntax, no shell) with `url` (a rule's `Exec=`);
@@ -49,6 +54,8 @@ public struct NoURLOpener: URLOpener {
 }
 
 extension URLOpener {
+    /// By default, only opening can tell.
+    public func refusal(of url: ValidatedURL) -> String? { nil }
     /// By default, nothing to watch.
     public var defaultsFiles: [(directory: String, name: String)] { [] }
     /// Nothing to notice.

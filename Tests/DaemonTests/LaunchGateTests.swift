@@ -114,6 +114,48 @@ struct LaunchGateTests {
         #expect(records.map(\.arguments) == [[files["notes.txt"]!]], "only the control was launched")
     }
 
+    /// What the fallback refuses from the URL alone, which the daemon
+    /// answers at once on the bus's loop (`Router.routeAtOnce`), is refused
+    /// with the words its `open` uses, for every refused scheme; a URL only
+    /// opening can judge (a file, a web page) has no such refusal.
+    @Test func theRefusalFromTheURLAloneIsTheOneOpeningGives() async throws {
+        let (tree, files) = try gatedTree()
+        let fallback = DesktopURLOpener(environment: tree.environment, connection: nil, reaper: Self.reaper)
+        for scheme in LaunchGate.RefusedScheme.allCases {
+            #expect(LaunchGate.RefusedScheme(scheme.name) == scheme)
+            let url = try ValidatedURL(scheme.name + ":x")
+            let reason = try #require(fallback.refusal(of: url), "\(scheme)")
+            #expect(reason == scheme.reason)
+            #expect(await fallback.open(url, activationToken: nil) == .refused(reason: reason))
+        }
+        for text in ["https://example.com/", files["run.csh"]!, files["notes.txt"]!] {
+            #expect(fallback.refusal(of: try ValidatedURL(text)) == nil, "\(text)")
+        }
+    }
+
+    /// The daemon answers a URL the fallback refuses outright without a
+    /// walk, with the fallback's reason; a handler that takes the scheme is
+    /// still asked first, as the walk asks it.
+    @Test func aRefusedSchemeIsAnsweredAtOnceUnlessAHandlerTakesIt() async throws {
+        let (tree, _) = try gatedTree()
+        try await DaemonHarness.with(opener: { connection in
+            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        }) { d in
+            let handler = try await d.bus.connect()
+            let client = try await d.bus.connect()
+            defer { [handler, client].forEach { $0.close() } }
+            let (accepted, refused) = try await d.openWithOptions(client, "javascript:alert(1)")
+            #expect(!accepted)
+            #expect(refused["outcome"] == Variant("refused"), "\(refused)")
+            #expect(refused["message"] == Variant(LaunchGate.RefusedScheme.javascript.reason), "\(refused)")
+            try await d.register(handler, spec(["javascript"], name: "sandbox")) { _, _ in answer("handled") }
+            let (taken, handled) = try await d.openWithOptions(client, "javascript:alert(1)")
+            #expect(taken)
+            #expect(handled["outcome"] == Variant("handled"), "\(handled)")
+            #expect(tree.recorded().isEmpty)
+        }
+    }
+
     /// A chooser that picks `any.desktop` and, as if the person edited the
     /// address with Ctrl+L, returns another URL.
     struct EditingChooser: Chooser {

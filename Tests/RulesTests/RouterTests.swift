@@ -61,6 +61,46 @@ struct RouterTests {
         #expect(fallback.opened.withLock { $0 } == ["zoom.desktop https://zoom.us/j/1"])
     }
 
+    /// A fallback that refuses `javascript:` from the URL alone, and opens the rest.
+    final class Refuser: URLOpener {
+        static let reason = "javascript: URLs run code"
+        let opened = Mutex(0)
+        func application(for url: ValidatedURL) -> String? { nil }
+        func refusal(of url: ValidatedURL) -> String? { url.scheme == "javascript" ? Self.reason : nil }
+        func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
+            opened.withLock { $0 += 1 }
+            return refusal(of: url).map { .refused(reason: $0) } ?? .opened(application: "fallback.desktop")
+        }
+    }
+
+    /// The route known without waiting is the one the walk takes: only when
+    /// nothing takes part and the fallback refuses the URL outright. A
+    /// handler or rule for the URL, asking first, or a URL the fallback
+    /// would open, leave it to the walk.
+    @Test func aRouteIsKnownAtOnceOnlyWhenNothingTakesPartAndTheFallbackRefuses() async throws {
+        let script = try ValidatedURL("javascript:alert(1)")
+        let fallback = Refuser()
+        let plain = Router<Never>(rules: RuleSet(), opener: fallback, deadline: .seconds(20))
+        let atOnce = try #require(plain.routeAtOnce(script, caller: ":1.9", callerAppID: nil))
+        #expect(atOnce.outcome == .refused && atOnce.message == Refuser.reason && atOnce.finalURL == script && atOnce.trace.isEmpty)
+        #expect(await plain.open(script, caller: ":1.9", callerAppID: nil, activationToken: nil) == atOnce)
+        #expect(fallback.opened.withLock { $0 } == 0, "decided without opening")
+        #expect(plain.routeAtOnce(try ValidatedURL("https://example.com/"), caller: ":1.9", callerAppID: nil) == nil)
+        #expect(plain.routeAtOnce(script, caller: ":1.9", callerAppID: nil, asking: .init(first: true)) == nil)
+
+        var registry = HandlerRegistry<String>()
+        _ = try registry.register(try HandlerSpec(schemes: ["javascript"], name: "sandbox"), owner: ":1.1", payload: "sandbox")
+        let handled = Router<String>(
+            rules: RuleSet(), handlers: { [registry] url, position in registry.candidates(for: url, caller: ":1.9", outside: position) },
+            ask: { _, _, _ in .handled }, opener: fallback, deadline: .seconds(20))
+        #expect(handled.routeAtOnce(script, caller: ":1.9", callerAppID: nil) == nil)
+        #expect(await handled.open(script, caller: ":1.9", callerAppID: nil, activationToken: nil).outcome == .handled)
+
+        let ruled = Router<Never>(rules: Self.rules("[Rule scripts]\nSchemes=javascript\nResult=discarded\n"), opener: fallback, deadline: .seconds(20))
+        #expect(ruled.routeAtOnce(script, caller: ":1.9", callerAppID: nil) == nil)
+        #expect(await ruled.open(script, caller: ":1.9", callerAppID: nil, activationToken: nil).outcome == .discarded)
+    }
+
     /// One deadline for the walk: handlers not reached in time are skipped
     /// as if they passed, and the rest of the walk still ends.
     @Test func theDeadlineCutsTheWalkNotTheAnswer() async throws {
