@@ -14,25 +14,25 @@ extension Dispatcher {
         ExportedInterface(
             DispatcherAPI.dispatcherInterface,
             methods: [
-                ExportedMethod(
-                    DispatcherAPI.Member.openURL, arguments: DispatcherAPI.Signatures.openURL.arguments, results: DispatcherAPI.Signatures.openURL.results,
-                    asyncAnswer: { [self] call throws(DBusError) in
-                        let url = try Self.validated(try call.arguments.decode(String.self))
-                        let walk = try await dispatchCounted(url, caller: call.sender, activationToken: nil)
-                        return MethodAnswer([.boolean(walk.route.outcome.isAccepted)], afterReply: { [self] in log(walk) })
-                    }),
-                ExportedMethod(
+                ExportedMethod.staged(
+                    DispatcherAPI.Member.openURL, arguments: DispatcherAPI.Signatures.openURL.arguments, results: DispatcherAPI.Signatures.openURL.results
+                ) { [self] call throws(DBusError) in
+                    let url = try Self.validated(try call.arguments.decode(String.self))
+                    return answer(url, caller: call.sender, activationToken: nil) { walk in [.boolean(walk.route.outcome.isAccepted)] }
+                },
+                ExportedMethod.staged(
                     DispatcherAPI.Member.openURLWithOptions, arguments: DispatcherAPI.Signatures.openURLWithOptions.arguments,
-                    results: DispatcherAPI.Signatures.openURLWithOptions.results,
-                    asyncAnswer: { [self] call throws(DBusError) in
-                        let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
-                        let url = try Self.validated(text)
-                        let token = try Self.activationToken(DispatcherAPI.OptionKey.activationToken, in: options)
-                        let asking = try Self.asking(in: options)
-                        let notifying = try Self.flag(DispatcherAPI.OptionKey.notifyFailure, in: options)
-                        let walk = try await dispatchCounted(url, caller: call.sender, activationToken: token, asking: asking, notifying: notifying)
-                        return MethodAnswer(walk.route.report.reply, afterReply: { [self] in log(walk) })
-                    }),
+                    results: DispatcherAPI.Signatures.openURLWithOptions.results
+                ) { [self] call throws(DBusError) in
+                    let (text, options) = try call.arguments.decode(String.self, [String: Variant].self)
+                    let url = try Self.validated(text)
+                    let token = try Self.activationToken(DispatcherAPI.OptionKey.activationToken, in: options)
+                    let asking = try Self.asking(in: options)
+                    let notifying = try Self.flag(DispatcherAPI.OptionKey.notifyFailure, in: options)
+                    return answer(url, caller: call.sender, activationToken: token, asking: asking, notifying: notifying) { walk in
+                        walk.route.report.reply
+                    }
+                },
                 ExportedMethod(
                     DispatcherAPI.Member.registerHandler, arguments: DispatcherAPI.Signatures.registerHandler.arguments,
                     results: DispatcherAPI.Signatures.registerHandler.results,
@@ -142,6 +142,22 @@ extension Dispatcher {
     }
 
     /// Dispatches unless the daemon is shutting down, counting the walk in flight.
+    /// An open's answer: at once, on the bus's loop, when its walk needs no
+    /// waiting (`dispatchAtOnce`), else from the walk in a task; the log
+    /// line follows the reply either way.
+    private func answer(
+        _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init(),
+        notifying: Bool = false, reply: @escaping @Sendable (Walk) -> [Value]
+    ) -> StagedAnswer {
+        if let walk = dispatchAtOnce(url, caller: caller, activationToken: activationToken, asking: asking, notifying: notifying) {
+            return .now(MethodAnswer(reply(walk), afterReply: { [self] in log(walk) }))
+        }
+        return .later { [self] () throws(DBusError) in
+            let walk = try await dispatchCounted(url, caller: caller, activationToken: activationToken, asking: asking, notifying: notifying)
+            return MethodAnswer(reply(walk), afterReply: { [self] in log(walk) })
+        }
+    }
+
     private func dispatchCounted(
         _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init(),
         notifying: Bool = false

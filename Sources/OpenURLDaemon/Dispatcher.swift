@@ -126,9 +126,32 @@ public final class Dispatcher: Sendable {
                 logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
                 notices.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
             }
+        return finish(route, of: walk, notifying: notifying)
+    }
+
+    /// The walk `dispatch` would make, when it can be told without waiting
+    /// (`Router.routeAtOnce`: nothing takes part and the fallback refuses
+    /// the URL outright), for a method answered on the bus's loop; `nil`
+    /// when only walking can tell, when the rules need the caller's app ID
+    /// (a bus call to learn), and while shutting down (`dispatch`'s callers
+    /// refuse the walk then).
+    func dispatchAtOnce(_ url: ValidatedURL, caller: BusName, activationToken: String?,
+                        asking how: Router<HandlerEndpoint>.Asking = .init(), notifying: Bool = false) -> Walk? {
+        // The router's own first test, made before a router is built: most URLs go on to the walk.
+        guard opener.refusal(of: url) != nil, beginWork() else { return nil }
+        defer { endWork() }
+        let rules = state.withLock { $0.rules }
+        guard !rules.needsCallerAppID else { return nil }
+        let walk = WalkCaller(caller, of: self, original: url, activationToken: activationToken)
+        guard let route = router(for: walk, rules: rules).routeAtOnce(url, caller: caller.rawValue, callerAppID: nil, asking: how) else { return nil }
+        return finish(route, of: walk, notifying: notifying)
+    }
+
+    /// What follows every walk: its remembered answer kept, its failure shown when asked to.
+    private func finish(_ route: Route, of walk: WalkCaller, notifying: Bool) -> Walk {
         if let remembered = route.remembered { keep(remembered) }
-        if notifying { notifyIfFailed(route, of: url) }
-        return Walk(route: route, url: url, caller: caller, appID: walk.appIDIfKnown ?? "")
+        if notifying { notifyIfFailed(route, of: walk.original) }
+        return Walk(route: route, url: walk.original, caller: walk.name, appID: walk.appIDIfKnown ?? "")
     }
 
     /// One walk: what it decided, and what its log line names.

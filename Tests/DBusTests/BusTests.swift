@@ -311,6 +311,8 @@ struct BusTests {
             // handed-on call still waits.
             #expect(try await client.call(server.uniqueName, "/staged", Self.interface, "Decide", [.string("now")]) == [.string("at once")])
             #expect(decidedInATask.withLock { $0 } == false)
+            // Run on the server's loop once the reply is sent, which may be after the client has it.
+            for _ in 0..<1000 where afterReply.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
             #expect(afterReply.withLock { $0 } == 1)
             #expect(server.callsInFlight == 1)
             let refused = await #expect(throws: DBusError.self) {
