@@ -14,15 +14,26 @@ public final class RecordingOpener: URLOpener {
     /// What the chooser is offered for every URL.
     let offered: [ChooserCandidate]
 
-    public init(answer: LaunchResult = .opened(application: "recorder.desktop"), offering offered: [ChooserCandidate] = []) {
+    /// Schemes refused from the URL alone (`refusal(of:)`), as the
+    /// desktop's opener refuses `javascript:`: the daemon answers those at once.
+    let refusedSchemes: Set<String>
+
+    public init(answer: LaunchResult = .opened(application: "recorder.desktop"), offering offered: [ChooserCandidate] = [],
+                refusing refusedSchemes: Set<String> = []) {
         self.answer = answer
         self.offered = offered
+        self.refusedSchemes = refusedSchemes
+    }
+
+    public func refusal(of url: ValidatedURL) -> String? {
+        refusedSchemes.contains(url.scheme) ? "\(url.scheme): URLs are refused by this recorder" : nil
     }
 
     public func candidates(for url: ValidatedURL, offering: [Target]) -> [ChooserCandidate] { offered }
 
     public func application(for url: ValidatedURL) -> String? { "recorder.desktop" }
     public func open(_ url: ValidatedURL, activationToken: String?) async -> LaunchResult {
+        if let reason = refusal(of: url) { return .refused(reason: reason) }
         opened.withLock { $0.append((url.text, activationToken)) }
         return answer
     }
