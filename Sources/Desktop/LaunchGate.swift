@@ -21,41 +21,6 @@ public struct AdmittedURL: Sendable, Equatable {
 
 /// The one check before anything is launched with a URL.
 public enum LaunchGate {
-    /// Schemes never launched: they carry code, not a place to go.
-    public enum RefusedScheme: CaseIterable, Sendable {
-        case javascript, vbscript, data
-
-        /// The scheme `scheme` names, if refused. Asked of every URL the
-        /// daemon is given: a switch compares short strings, where a
-        /// dictionary hashed the scheme and `RawRepresentable` searched a table.
-        public init?(_ scheme: String) {
-            switch scheme {
-            case "javascript": self = .javascript
-            case "vbscript": self = .vbscript
-            case "data": self = .data
-            default: return nil
-            }
-        }
-
-        /// The scheme, as URLs spell it.
-        public var name: String {
-            switch self {
-            case .javascript: "javascript"
-            case .vbscript: "vbscript"
-            case .data: "data"
-            }
-        }
-
-        /// Why, for people.
-        public var reason: String {
-            switch self {
-            case .javascript: "javascript: URLs run code in whatever opens them; openurld never opens them"
-            case .vbscript: "vbscript: URLs run code in whatever opens them; openurld never opens them"
-            case .data: "data: URLs carry their own content, possibly a page with scripts; openurld never opens them"
-            }
-        }
-    }
-
     /// Why a URL is not launched.
     public struct Refusal: Error, Equatable, Sendable {
         /// Why, for people.

@@ -1,4 +1,5 @@
 import HostNames
+import Routing
 
 extension TextScan {
     /// Schemes recognised without `//` after the colon: URLs of other
@@ -6,8 +7,6 @@ extension TextScan {
     static let opaqueSchemes: Set<String> = [
         "mailto", "tel", "sms", "callto", "sip", "sips", "xmpp", "magnet", "geo", "news", "bitcoin", "msteams", "urn",
     ]
-    /// Schemes never turned into links: they carry code or content, not a place.
-    static let refusedSchemes: Set<String> = ["javascript", "vbscript", "data"]
 
     static func kind(ofScheme scheme: String) -> DetectedLink.Kind {
         switch scheme {
@@ -29,7 +28,7 @@ extension TextScan {
             while start < colon, !Characters.isASCIILetter(scalars[start]) { start += 1 }
             guard colon - start >= 2, colon - start <= 32 else { continue }
             let scheme = text(start..<colon).lowercased()
-            guard !Self.refusedSchemes.contains(scheme) else { continue }
+            guard RefusedScheme(scheme) == nil else { continue }
             let hierarchical = self[colon + 1] == "/" && self[colon + 2] == "/"
             let body = hierarchical ? colon + 3 : colon + 1
             let kind = Self.kind(ofScheme: scheme)

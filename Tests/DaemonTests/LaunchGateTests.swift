@@ -121,8 +121,8 @@ struct LaunchGateTests {
     @Test func theRefusalFromTheURLAloneIsTheOneOpeningGives() async throws {
         let (tree, files) = try gatedTree()
         let fallback = DesktopURLOpener(environment: tree.environment, connection: nil, reaper: Self.reaper)
-        for scheme in LaunchGate.RefusedScheme.allCases {
-            #expect(LaunchGate.RefusedScheme(scheme.name) == scheme)
+        for scheme in RefusedScheme.allCases {
+            #expect(RefusedScheme(scheme.name) == scheme)
             let url = try ValidatedURL(scheme.name + ":x")
             let reason = try #require(fallback.refusal(of: url), "\(scheme)")
             #expect(reason == scheme.reason)
@@ -147,7 +147,7 @@ struct LaunchGateTests {
             let (accepted, refused) = try await d.openWithOptions(client, "javascript:alert(1)")
             #expect(!accepted)
             #expect(refused["outcome"] == Variant("refused"), "\(refused)")
-            #expect(refused["message"] == Variant(LaunchGate.RefusedScheme.javascript.reason), "\(refused)")
+            #expect(refused["message"] == Variant(RefusedScheme.javascript.reason), "\(refused)")
             try await d.register(handler, spec(["javascript"], name: "sandbox")) { _, _ in answer("handled") }
             let (taken, handled) = try await d.openWithOptions(client, "javascript:alert(1)")
             #expect(taken)
