@@ -141,7 +141,6 @@ extension Dispatcher {
             ])
     }
 
-    /// Dispatches unless the daemon is shutting down, counting the walk in flight.
     /// An open's answer: at once, on the bus's loop, when its walk needs no
     /// waiting (`dispatchAtOnce`), else from the walk in a task; the log
     /// line follows the reply either way.
@@ -158,6 +157,7 @@ extension Dispatcher {
         }
     }
 
+    /// Dispatches unless the daemon is shutting down, counting the walk in flight.
     private func dispatchCounted(
         _ url: ValidatedURL, caller: BusName, activationToken: String?, asking: Router<HandlerEndpoint>.Asking = .init(),
         notifying: Bool = false

@@ -76,6 +76,18 @@ struct NotificationTests {
         }
     }
 
+    /// A link the daemon refuses without a walk (answered on the bus's loop,
+    /// `Router.routeAtOnce`) is notified as a walked one is.
+    @Test func aLinkRefusedAtOnceIsNotifiedToo() async throws {
+        try await withSession { s in
+            let server = try await FakeNotificationServer(on: s.bus)
+            #expect(try await s.openurl("javascript:alert(1)").status == 1)
+            let shown = try #require(try await server.waitForNotifications(1).first)
+            #expect(shown.summary == "Link not opened")
+            #expect(shown.body == "a javascript: link: " + RefusedScheme.javascript.reason, "\(shown.body)")
+        }
+    }
+
     /// A real notification server, dunst under Xvfb, shows what openurld
     /// sends: read back from dunst's own history once the person would have
     /// closed it.
