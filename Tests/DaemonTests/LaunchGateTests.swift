@@ -114,6 +114,20 @@ struct LaunchGateTests {
         #expect(records.map(\.arguments) == [[files["notes.txt"]!]], "only the control was launched")
     }
 
+    /// The daemon with the desktop's own opener on `gatedTree()`, and two
+    /// connections of its bus: one to register a handler on, one to call from.
+    func withGatedDaemon(_ body: (DaemonHarness, XDGTree, Connection, Connection) async throws -> Void) async throws {
+        let (tree, _) = try gatedTree()
+        try await DaemonHarness.with(opener: { connection in
+            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
+        }) { d in
+            let handler = try await d.bus.connect()
+            let client = try await d.bus.connect()
+            defer { [handler, client].forEach { $0.close() } }
+            try await body(d, tree, handler, client)
+        }
+    }
+
     /// What the fallback refuses from the URL alone, which the daemon
     /// answers at once on the bus's loop (`Router.routeAtOnce`), is refused
     /// with the words its `open` uses, for every refused scheme; a URL only
@@ -137,13 +151,7 @@ struct LaunchGateTests {
     /// walk, with the fallback's reason; a handler that takes the scheme is
     /// still asked first, as the walk asks it.
     @Test func aRefusedSchemeIsAnsweredAtOnceUnlessAHandlerTakesIt() async throws {
-        let (tree, _) = try gatedTree()
-        try await DaemonHarness.with(opener: { connection in
-            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
-        }) { d in
-            let handler = try await d.bus.connect()
-            let client = try await d.bus.connect()
-            defer { [handler, client].forEach { $0.close() } }
+        try await withGatedDaemon { d, tree, handler, client in
             let (accepted, refused) = try await d.openWithOptions(client, "javascript:alert(1)")
             #expect(!accepted)
             #expect(refused["outcome"] == Variant("refused"), "\(refused)")
@@ -187,13 +195,7 @@ struct LaunchGateTests {
 
     @Test(arguments: refusedURLs)
     func aHandlersRewritePassesTheGate(rewrite: String) async throws {
-        let (tree, _) = try gatedTree()
-        try await DaemonHarness.with(opener: { connection in
-            DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
-        }) { d in
-            let handler = try await d.bus.connect()
-            let client = try await d.bus.connect()
-            defer { [handler, client].forEach { $0.close() } }
+        try await withGatedDaemon { d, tree, handler, client in
             try await d.register(handler, spec(["https"], name: "rewriter")) { _, _ in answer("systemAction", rewrite) }
             let (accepted, result) = try await d.openWithOptions(client, "https://example.com/")
             #expect(!accepted)
