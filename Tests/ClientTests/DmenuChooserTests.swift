@@ -216,16 +216,19 @@ import TestSupport
         let request = ChoiceRequest(
             url: try ValidatedURL("https://x.example/"),
             candidates: [ChooserCandidate(target: .application("a.desktop"), name: "A", icon: "")])
-        // The second's time ends well inside the first's, however late a
-        // loaded machine starts it (the same times once let it have a menu).
-        async let first = chooser.choose(request, within: .milliseconds(1000))
+        // The second asks only once the first's menu is up: started
+        // together, a loaded machine could run the second first (its menu,
+        // killed at 200 ms, then the first's: two runs, seen in CI). Its
+        // time then ends well inside the first's.
+        async let first = chooser.choose(request, within: .milliseconds(2000))
+        let runs = tree.records + "/menu-runs"
+        for _ in 0..<1000 where !FileManager.default.fileExists(atPath: runs) { try await Task.sleep(for: .milliseconds(2)) }
         async let second = chooser.choose(request, within: .milliseconds(200))
         // The menu killed at the deadline, and the request that never got
         // one, are both "unanswered", as the daemon's own wait running out is.
         #expect(await first == .unanswered)
         #expect(await second == .unanswered)
-        let runs = try String(contentsOfFile: tree.records + "/menu-runs", encoding: .utf8)
-        #expect(runs == "run\n", "one menu, for the request still waited for")
+        #expect(try String(contentsOfFile: runs, encoding: .utf8) == "run\n", "one menu, for the request still waited for")
     }
 
     /// Both choosers serve `ChooserService`'s interface; this one needs no display.
