@@ -5,6 +5,7 @@ import Foundation
 import OpenURLDaemon
 import Router
 import Routing
+import Synchronization
 import Testing
 import TestSupport
 import XDG
@@ -116,9 +117,11 @@ struct LaunchGateTests {
 
     /// The daemon with the desktop's own opener on `gatedTree()`, and two
     /// connections of its bus: one to register a handler on, one to call from.
-    func withGatedDaemon(_ body: (DaemonHarness, XDGTree, Connection, Connection) async throws -> Void) async throws {
+    func withGatedDaemon(
+        handlerTimeout: Duration = .seconds(5), _ body: (DaemonHarness, XDGTree, Connection, Connection) async throws -> Void
+    ) async throws {
         let (tree, _) = try gatedTree()
-        try await DaemonHarness.with(opener: { connection in
+        try await DaemonHarness.with(handlerTimeout: handlerTimeout, opener: { connection in
             DesktopURLOpener(environment: tree.environment, connection: connection, reaper: Self.reaper)
         }) { d in
             let handler = try await d.bus.connect()
@@ -148,15 +151,41 @@ struct LaunchGateTests {
     }
 
     /// The daemon answers a URL the fallback refuses outright without a
-    /// walk, with the fallback's reason; a handler that takes the scheme is
-    /// still asked first, as the walk asks it.
+    /// walk, with the fallback's reason: at once, while the caller holds its
+    /// whole share of walks (a refusal walked in a task would queue behind
+    /// them until a handler answered, 30 s away). A handler that takes the
+    /// scheme is still asked first, as the walk asks it.
     @Test func aRefusedSchemeIsAnsweredAtOnceUnlessAHandlerTakesIt() async throws {
-        try await withGatedDaemon { d, tree, handler, client in
-            let (accepted, refused) = try await d.openWithOptions(client, "javascript:alert(1)")
+        try await withGatedDaemon(handlerTimeout: .seconds(30)) { d, tree, handler, client in
+            let released = Mutex(false)
+            let (asked, ask) = AsyncStream<Void>.makeStream()
+            try await d.register(handler, spec(["https"], name: "waiter")) { _, _ in
+                ask.yield()
+                while !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+                return answer("discarded")
+            }
+            let share = Connection.maximumCallsRunningPerSender
+            let held = (0..<share).map { index in Task { try await d.open(client, "https://held.example/\(index)") } }
+            var running = 0
+            for await _ in asked {
+                running += 1
+                if running == share { break }
+            }
+            let refusal: (Bool, [String: Variant])?
+            do {
+                refusal = try await d.call(client, "OpenURLWithOptions", [.string("javascript:alert(1)"), [String: Variant]().dbusValue], timeout: .seconds(10))
+                    .decode(Bool.self, [String: Variant].self)
+            } catch {
+                Issue.record("the refusal waited behind the held walks: \(error)")
+                refusal = nil
+            }
+            released.withLock { $0 = true }
+            for walk in held { #expect(try await walk.value == false) }
+            let (accepted, refused) = try #require(refusal)
             #expect(!accepted)
             #expect(refused["outcome"] == Variant("refused"), "\(refused)")
             #expect(refused["message"] == Variant(RefusedScheme.javascript.reason), "\(refused)")
-            try await d.register(handler, spec(["javascript"], name: "sandbox")) { _, _ in answer("handled") }
+            try await d.register(handler, path: "/scripts", spec(["javascript"], name: "sandbox")) { _, _ in answer("handled") }
             let (taken, handled) = try await d.openWithOptions(client, "javascript:alert(1)")
             #expect(taken)
             #expect(handled["outcome"] == Variant("handled"), "\(handled)")
