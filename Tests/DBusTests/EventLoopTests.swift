@@ -31,4 +31,36 @@ import Testing
         done.wait()
         #expect(seen)
     }
+
+    /// `isInTurn` decides whether a woken task's job waits for the current
+    /// turn or gets a turn of its own: true where the turn will not run the
+    /// job, and it never runs; false inside a turn, and it runs twice. It
+    /// must be true only on the thread running a turn of this loop, and only
+    /// while it runs, however other threads ask meanwhile.
+    @Test func aTurnIsKnownOnlyToTheThreadRunningIt() {
+        let loop = EventLoop(label: "test.turns")
+        let other = EventLoop(label: "test.other")
+        #expect(!loop.isInTurn)
+        #expect(!loop.queue.sync { loop.isInTurn })
+        let inside = loop.queue.sync {
+            loop.turn { () -> [Bool] in
+                // Asked from another thread while this one is in the turn.
+                let asked = DispatchSemaphore(value: 0)
+                nonisolated(unsafe) var elsewhere = true
+                DispatchQueue.global().async {
+                    elsewhere = loop.isInTurn
+                    asked.signal()
+                }
+                asked.wait()
+                let nested = loop.turn { loop.isInTurn }
+                return [loop.isInTurn, loop.isOnQueue, !elsewhere, nested, loop.isInTurn, !other.isInTurn]
+            }
+        }
+        #expect(inside == [true, true, true, true, true, true])
+        // Over when the outermost turn ends, on its queue and off it.
+        #expect(!loop.queue.sync { loop.isInTurn })
+        #expect(!loop.isInTurn)
+        // The same thread running another loop's turn is in that turn only.
+        #expect(other.queue.sync { other.turn { (other.isInTurn, loop.isInTurn) } } == (true, false))
+    }
 }
