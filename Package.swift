@@ -138,7 +138,9 @@ if getenv("OPENURLD_FUZZ") != nil {
 // hop only checked the task's executor preference under a lock (a dozen a
 // call). The client library (OpenURL) and the D-Bus layer keep Swift 6's
 // default: an app's main actor must not run the library's work. (Routing's
-// one async function is the walk, which only the Router calls.)
+// one async function is the walk, which only the Router calls.) The layer
+// marks the few functions that only wait, and its own call workers, as
+// `nonisolated(nonsending)` one by one (see `Connection.call`).
 for target in package.targets where ["Routing", "Rules", "Router", "Desktop", "OpenURLDaemon"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 }

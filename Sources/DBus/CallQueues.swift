@@ -14,7 +14,7 @@ struct DeferredCall: Sendable {
         /// What a `staged` method's loop-queue part left to do.
         case rest(@Sendable () async throws(DBusError) -> MethodAnswer)
 
-        func answer() async throws(DBusError) -> MethodAnswer {
+        nonisolated(nonsending) func answer() async throws(DBusError) -> MethodAnswer {
             switch self {
             case .handler(let handler, let call): try await handler(call)
             case .rest(let rest): try await rest()

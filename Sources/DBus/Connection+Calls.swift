@@ -22,7 +22,13 @@ extension Connection {
     ///   - awaitingAtMost: for a call to a unique name, refuse it (`LimitsExceeded`,
     ///     nothing sent) when that many calls to it already await an answer
     ///     (`callsAwaitingAnswer(from:)`); checked and counted in one step.
-    public func call(
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`): all it
+    /// does before it waits is hand the message to libdbus, and the reply
+    /// resumes the caller where it was. A hop to the generic executor and
+    /// back cost a task with an executor preference (the daemon's calls)
+    /// two reads of that preference under the task's lock.
+    nonisolated(nonsending) public func call(
         _ message: Message, timeout: Duration = .seconds(25), awaitingAtMost limit: Int? = nil
     ) async throws(DBusError) -> Message {
         let pending = PendingCall(connection: self, destination: message.destination)
@@ -62,7 +68,7 @@ extension Connection {
     ///   activation when nobody owns its name (the default); `false` answers
     ///   `ServiceUnknown` at once instead.
     /// - Parameter awaitingAtMost: as for `call(_:timeout:awaitingAtMost:)`.
-    public func call(
+    nonisolated(nonsending) public func call(
         _ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
         _ arguments: [Value] = [], timeout: Duration = .seconds(25), autoStart: Bool = true, awaitingAtMost limit: Int? = nil
     ) async throws(DBusError) -> [Value] {
@@ -176,7 +182,7 @@ public struct SentCall: Sendable {
     /// Waits for the reply, which may have come already.
     /// - Throws: as `Connection.call`: the peer's error, `NoReply` at the
     ///   deadline, `Disconnected`; cancelling the waiting task gives up the call.
-    public func reply() async throws(DBusError) -> Message {
+    nonisolated(nonsending) public func reply() async throws(DBusError) -> Message {
         let result: Result<Message, DBusError> = await withTaskCancellationHandler {
             await withUnsafeContinuation { pending.install($0) }  // exactly once: see `call`
         } onCancel: {

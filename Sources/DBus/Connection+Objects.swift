@@ -103,7 +103,10 @@ extension Connection {
     /// async frames took (about 13 KB for a refused `OpenURL`, against the
     /// 984 bytes a new task starts with), so a worker that is reused does
     /// not allocate it again for every call, as a task per call did.
-    private func work(_ first: CallJob, as worker: CallWorker, on executor: LoopExecutor?) async {
+    /// `work`, `run` and `park` are `nonisolated(nonsending)`: they stay on
+    /// the worker's executor (the loop's, once `answerCallsOnLoop`) instead
+    /// of hopping to the generic one between calls.
+    nonisolated(nonsending) private func work(_ first: CallJob, as worker: CallWorker, on executor: LoopExecutor?) async {
         var next: CallJob? = first
         while let job = next {
             // The call is let go before the worker parks: an idle worker holds no message.
@@ -114,7 +117,7 @@ extension Connection {
 
     /// Answers `job`'s call, then runs the work after its reply; returns the
     /// call its sender queued meanwhile, registered in this task's name.
-    private func run(_ job: CallJob) async -> CallJob? {
+    nonisolated(nonsending) private func run(_ job: CallJob) async -> CallJob? {
         let answer: Result<MethodAnswer, DBusError>
         do throws(DBusError) { answer = .success(try await job.deferred.work.answer()) } catch { answer = .failure(error) }
         reply(to: job.deferred.message, with: answer.map(\.values), declared: job.deferred.method)
@@ -133,7 +136,7 @@ extension Connection {
     /// not kept: enough workers are idle, calls now run elsewhere
     /// (`answerCallsOnLoop`), the connection closed, or the task was
     /// cancelled (at shutdown), which every later call would inherit.
-    private func park(_ worker: CallWorker, on executor: LoopExecutor?) async -> CallJob? {
+    nonisolated(nonsending) private func park(_ worker: CallWorker, on executor: LoopExecutor?) async -> CallJob? {
         guard !Task.isCancelled, let task = worker.task.withLock({ $0 }) else { return nil }
         return await withUnsafeContinuation { continuation in
             let kept = state.withLock { state -> Bool in
