@@ -124,12 +124,20 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     public func candidates(for url: ValidatedURL, caller: String, outside position: WalkPosition? = nil)
         -> [Handler<Payload>]
     {
-        var ids = Set<UInt32>()
+        // Gathered in an array: a handler indexed under two keys (a host
+        // and its wildcard) comes twice, and sorting drops the repeat. A
+        // `Set` cost an allocation, a resize and a hash for every id, on
+        // every URL, for a list that is usually one or two long.
+        var ids: [UInt32] = []
         index[url.scheme]?.collect(for: url.host, into: &ids)
         index["*"]?.collect(for: url.host, into: &ids)
+        ids.sort()
         var found: [WalkPosition] = []
         found.reserveCapacity(ids.count)
+        var previous: UInt32?
         for id in ids {
+            guard id != previous else { continue }
+            previous = id
             guard let entry = entries[id] else { continue }
             if entry.spec.scope == .caller && entry.owner != caller { continue }
             let place = entry.position(for: caller, id: id, isConfigured: holdsConfigured)
@@ -212,19 +220,20 @@ struct SchemeIndex: Sendable {
 
     /// Adds the ids that may match `host`: any-host handlers, handlers naming
     /// exactly it, and wildcard handlers for each domain above it.
-    func collect(for host: URLHost?, into ids: inout Set<UInt32>) {
-        ids.formUnion(anyHost)
+    /// An id can be added more than once (a handler naming a host and its wildcard).
+    func collect(for host: URLHost?, into ids: inout [UInt32]) {
+        ids.append(contentsOf: anyHost)
         switch host {
         case .name(let name)?:
-            if let exactly = exact[name] { ids.formUnion(exactly) }
+            if let exactly = exact[name] { ids.append(contentsOf: exactly) }
             guard !below.isEmpty else { return }
             var rest = Substring(name)
             while let dot = rest.firstIndex(of: ".") {
                 rest = rest[rest.index(after: dot)...]
-                if let matching = below[String(rest)] { ids.formUnion(matching) }
+                if let matching = below[String(rest)] { ids.append(contentsOf: matching) }
             }
         case .ipv6(let address)?:
-            if let exactly = exact[address] { ids.formUnion(exactly) }
+            if let exactly = exact[address] { ids.append(contentsOf: exactly) }
         case .invalid?, nil:
             break
         }
