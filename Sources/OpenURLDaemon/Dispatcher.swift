@@ -95,9 +95,7 @@ public final class Dispatcher: Sendable {
     func router(for walk: WalkCaller, rules: RuleSet) -> Router<HandlerEndpoint> {
         Router(
             rules: rules,
-            handlers: { [walk] url, position in
-                walk.dispatcher.state.withLock { $0.registry.candidates(for: url, caller: walk.name.rawValue, outside: position) }
-            },
+            handlers: { [walk] url, position in walk.dispatcher.handlers(for: url, caller: walk.name, outside: position) },
             ask: { [walk] handler, url, timeLeft in
                 await walk.dispatcher.ask(handler, about: url, caller: walk.name, appID: await walk.appID, original: walk.original,
                                           activationToken: walk.activationToken, timeout: min(walk.dispatcher.configuration.handlerTimeout, timeLeft))
@@ -126,7 +124,12 @@ public final class Dispatcher: Sendable {
                 logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
                 notices.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
             }
-        return finish(route, of: walk, notifying: notifying)
+        return finish(route, url: url, caller: caller, appID: walk.appIDIfKnown ?? "", notifying: notifying)
+    }
+
+    /// The run-time handlers matching `url` opened by `caller`, innermost first.
+    private func handlers(for url: ValidatedURL, caller: BusName, outside position: WalkPosition? = nil) -> [Handler<HandlerEndpoint>] {
+        state.withLock { $0.registry.candidates(for: url, caller: caller.rawValue, outside: position) }
     }
 
     /// The walk `dispatch` would make, when it can be told without waiting
@@ -142,16 +145,18 @@ public final class Dispatcher: Sendable {
         defer { endWork() }
         let rules = state.withLock { $0.rules }
         guard !rules.needsCallerAppID else { return nil }
-        let walk = WalkCaller(caller, of: self, original: url, activationToken: activationToken)
-        guard let route = router(for: walk, rules: rules).routeAtOnce(url, caller: caller.rawValue, callerAppID: nil, asking: how) else { return nil }
-        return finish(route, of: walk, notifying: notifying)
+        // What `router(for:rules:).routeAtOnce` answers, without building the router.
+        guard let route = Router<HandlerEndpoint>.routeAtOnce(
+            url, handlers: handlers(for: url, caller: caller), rules: rules, callerAppID: nil, opener: opener, asking: how)
+        else { return nil }
+        return finish(route, url: url, caller: caller, appID: "", notifying: notifying)
     }
 
     /// What follows every walk: its remembered answer kept, its failure shown when asked to.
-    private func finish(_ route: Route, of walk: WalkCaller, notifying: Bool) -> Walk {
+    private func finish(_ route: Route, url: ValidatedURL, caller: BusName, appID: String, notifying: Bool) -> Walk {
         if let remembered = route.remembered { keep(remembered) }
-        if notifying { notifyIfFailed(route, of: walk.original) }
-        return Walk(route: route, url: walk.original, caller: walk.name, appID: walk.appIDIfKnown ?? "")
+        if notifying { notifyIfFailed(route, of: url) }
+        return Walk(route: route, url: url, caller: caller, appID: appID)
     }
 
     /// One walk: what it decided, and what its log line names.

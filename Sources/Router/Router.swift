@@ -239,8 +239,22 @@ public struct Router<Endpoint: Sendable>: Sendable {
     /// on the bus's loop) asks this first and walks only on `nil`.
     @_specialize(exported: true, where Endpoint == HandlerEndpoint)
     public func routeAtOnce(_ url: ValidatedURL, caller: String, callerAppID: String?, asking: Asking = Asking()) -> Route? {
-        guard !asking.first, let reason = opener.refusal(of: url),
-              candidates(for: url, caller: caller, callerAppID: callerAppID, outside: nil).isEmpty
+        Self.routeAtOnce(url, handlers: handlers(url, nil), rules: rules, callerAppID: callerAppID, opener: opener, asking: asking)
+    }
+
+    /// `routeAtOnce` without a router: the same test on the parts it reads,
+    /// `handlers` being the run-time handlers matching `url` for its caller
+    /// (read only when the opener refuses the URL). A caller answering on
+    /// the bus's loop asks this, and builds a router (its closures, each an
+    /// allocation) only for the walk.
+    @_specialize(exported: true, where Endpoint == HandlerEndpoint)
+    public static func routeAtOnce(
+        _ url: ValidatedURL, handlers: @autoclosure () -> [Handler<Endpoint>], rules: RuleSet, callerAppID: String?,
+        opener: any URLOpener, asking: Asking = Asking()
+    ) -> Route? {
+        // No candidate at all: `candidates(for:…)` is these two lists merged.
+        guard !asking.first, let reason = opener.refusal(of: url), handlers().isEmpty,
+              rules.candidates(for: url, callerAppID: callerAppID).isEmpty
         else { return nil }
         return Route(outcome: .refused, finalURL: url, message: reason, trace: [])
     }

@@ -5,6 +5,7 @@ import Foundation
 import OpenURLDaemon
 import Router
 import Routing
+import Rules
 import Synchronization
 import Testing
 import TestSupport
@@ -189,6 +190,25 @@ struct LaunchGateTests {
             let (taken, handled) = try await d.openWithOptions(client, "javascript:alert(1)")
             #expect(taken)
             #expect(handled["outcome"] == Variant("handled"), "\(handled)")
+            #expect(tree.recorded().isEmpty)
+        }
+    }
+
+    /// The daemon answers at once from its own handler list and its rules,
+    /// without building a router: a rule for a refused scheme must still be
+    /// seen, and the URL walked to it, as a handler for one is above.
+    @Test func aRuleForARefusedSchemeIsWalkedNotAnsweredAtOnce() async throws {
+        try await withGatedDaemon { d, tree, _, client in
+            let directory = try makeTemporaryDirectory(prefix: "openurld-gate-rules")
+            try "[Rule scripts]\nSchemes=vbscript\nResult=discarded\n".write(toFile: directory + "/10-scripts.rules", atomically: true, encoding: .utf8)
+            d.dispatcher.replaceRules(with: RuleFiles.load(from: [directory]))
+            let (kept, ruled) = try await d.openWithOptions(client, "vbscript:msgbox(1)")
+            #expect(!kept)
+            #expect(ruled["outcome"] == Variant("discarded"), "\(ruled)")
+            let (opened, refused) = try await d.openWithOptions(client, "javascript:alert(1)")
+            #expect(!opened)
+            #expect(refused["outcome"] == Variant("refused"), "\(refused)")
+            #expect(refused["message"] == Variant(RefusedScheme.javascript.reason), "\(refused)")
             #expect(tree.recorded().isEmpty)
         }
     }
