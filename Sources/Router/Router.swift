@@ -112,7 +112,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
         _ url: ValidatedURL, caller: String, callerAppID: String?, activationToken: String?, asking: Asking = Asking(),
         onRuleFailure: @Sendable (Rule, String) -> Void = { _, _ in }
     ) async -> Route {
-        if let route = routeAtOnce(url, caller: caller, callerAppID: callerAppID, asking: asking) { return route }
+        if let route = routeAtOnce(url, callerAppID: callerAppID, asking: asking) { return route }
         let clock = ContinuousClock()
         let progress = WalkProgress(end: clock.now + deadline, token: activationToken)
 
@@ -236,9 +236,11 @@ public struct Router<Endpoint: Sendable>: Sendable {
     /// fallback refuses it from the URL alone (`URLOpener.refusal(of:)`).
     /// `nil` when only the walk can tell. `open` starts here, so that the
     /// two cannot differ; a caller that must not wait (a method answered
-    /// on the bus's loop) asks this first and walks only on `nil`.
+    /// on the bus's loop) asks this first and walks only on `nil`. No
+    /// caller: `handlers` already answers for the walk's, and the order of
+    /// the candidates, which is all a caller changes, does not matter here.
     @_specialize(exported: true, where Endpoint == HandlerEndpoint)
-    public func routeAtOnce(_ url: ValidatedURL, caller: String, callerAppID: String?, asking: Asking = Asking()) -> Route? {
+    public func routeAtOnce(_ url: ValidatedURL, callerAppID: String?, asking: Asking = Asking()) -> Route? {
         Self.routeAtOnce(url, handlers: handlers(url, nil), rules: rules, callerAppID: callerAppID, opener: opener, asking: asking)
     }
 

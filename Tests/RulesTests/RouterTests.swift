@@ -81,23 +81,23 @@ struct RouterTests {
         let script = try ValidatedURL("javascript:alert(1)")
         let fallback = Refuser()
         let plain = Router<Never>(rules: RuleSet(), opener: fallback, deadline: .seconds(20))
-        let atOnce = try #require(plain.routeAtOnce(script, caller: ":1.9", callerAppID: nil))
+        let atOnce = try #require(plain.routeAtOnce(script, callerAppID: nil))
         #expect(atOnce.outcome == .refused && atOnce.message == Refuser.reason && atOnce.finalURL == script && atOnce.trace.isEmpty)
         #expect(await plain.open(script, caller: ":1.9", callerAppID: nil, activationToken: nil) == atOnce)
         #expect(fallback.opened.withLock { $0 } == 0, "decided without opening")
-        #expect(plain.routeAtOnce(try ValidatedURL("https://example.com/"), caller: ":1.9", callerAppID: nil) == nil)
-        #expect(plain.routeAtOnce(script, caller: ":1.9", callerAppID: nil, asking: .init(first: true)) == nil)
+        #expect(plain.routeAtOnce(try ValidatedURL("https://example.com/"), callerAppID: nil) == nil)
+        #expect(plain.routeAtOnce(script, callerAppID: nil, asking: .init(first: true)) == nil)
 
         var registry = HandlerRegistry<String>()
         _ = try registry.register(try HandlerSpec(schemes: ["javascript"], name: "sandbox"), owner: ":1.1", payload: "sandbox")
         let handled = Router<String>(
             rules: RuleSet(), handlers: { [registry] url, position in registry.candidates(for: url, caller: ":1.9", outside: position) },
             ask: { _, _, _ in .handled }, opener: fallback, deadline: .seconds(20))
-        #expect(handled.routeAtOnce(script, caller: ":1.9", callerAppID: nil) == nil)
+        #expect(handled.routeAtOnce(script, callerAppID: nil) == nil)
         #expect(await handled.open(script, caller: ":1.9", callerAppID: nil, activationToken: nil).outcome == .handled)
 
         let ruled = Router<Never>(rules: Self.rules("[Rule scripts]\nSchemes=javascript\nResult=discarded\n"), opener: fallback, deadline: .seconds(20))
-        #expect(ruled.routeAtOnce(script, caller: ":1.9", callerAppID: nil) == nil)
+        #expect(ruled.routeAtOnce(script, callerAppID: nil) == nil)
         #expect(await ruled.open(script, caller: ":1.9", callerAppID: nil, activationToken: nil).outcome == .discarded)
     }
 
