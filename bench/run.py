@@ -81,6 +81,11 @@ class Env:
         self.busbench = f"{d}/bin/busbench"
         sh(["gcc", "-O2", "-o", self.busbench, f"{ROOT}/bench/c/busbench.c"] +
            subprocess.check_output(["pkg-config", "--cflags", "--libs", "dbus-1"], text=True).split())
+        # The same server and relay on sd-bus (bench/c/sdbench.c): each
+        # target is held against the faster of the two libraries' floors.
+        self.sdbench = f"{d}/bin/sdbench"
+        sh(["gcc", "-O2", "-o", self.sdbench, f"{ROOT}/bench/c/sdbench.c"] +
+           subprocess.check_output(["pkg-config", "--cflags", "--libs", "libsystemd"], text=True).split())
         # The smallest Swift program making openurl's call, built as openurl is.
         self.swift_client = f"{d}/bin/swift-client"
         cflags = subprocess.check_output(["pkg-config", "--cflags", "dbus-1"], text=True).split()
@@ -256,6 +261,14 @@ def main():
     # The floor of a refusal: the C echo server answering openurld's own
     # OpenURL (its path, interface, member and URL) with false, the URL read.
     REFUSAL_FLOOR = ("org.bench.Server", "/org/openurld/Dispatcher1", "org.openurld.Dispatcher1", "OpenURL")
+    # The same three floors on sd-bus (bench/c/sdbench.c), on the middle's
+    # CPU: for the same work, sd-bus runs about a third of libdbus's
+    # instructions, and a floor must be the fastest way to do the work.
+    SD_PING = ("org.bench.SdServer",) + PING[1:]
+    SD_REFUSAL_FLOOR = ("org.bench.SdServer",) + REFUSAL_FLOOR[1:]
+    SD_RELAY = ("org.bench.SdRelay",) + RELAY[1:]
+    sd_floors = [start([e.sdbench, "server", e.address, SD_PING[0]], cpu=1),
+                 start([e.sdbench, "relay", e.address, SD_RELAY[0], "org.bench.Handler"], cpu=1)]
     # The floors of the project's own D-Bus layer (bench/DBusLayer), on the
     # middle's CPU: openurld's OpenURL refused with the URL checked, answered
     # at once or from a task as the daemon's methods are, and forwarded with
@@ -274,10 +287,11 @@ def main():
     latency = {"floor": (PING, "x"), "twin": (TWIN, "x"), "refusal_floor": (REFUSAL_FLOOR, "javascript:void(0)"), "decision": (DISP, "javascript:void(0)"),
                "fwd_floor": (FWD, "x"), "relay": (RELAY, "https://bench.example/x"), "forwarded": (DISP, "https://bench.example/x"),
                "layer": (LAYER, "javascript:void(0)"), "layer_task": (LAYER_TASK, "javascript:void(0)"), "layer_fwd": (LAYER_FWD, "https://bench.example/x"),
-               "swift_relay": (SWIFT_RELAY, "https://bench.example/x")}
+               "swift_relay": (SWIFT_RELAY, "https://bench.example/x"),
+               "sd_floor": (SD_PING, "x"), "sd_refusal_floor": (SD_REFUSAL_FLOOR, "javascript:void(0)"), "sd_relay": (SD_RELAY, "https://bench.example/x")}
     # Two placements: the client on the other CPU than the middle (apart), and on the same one.
     rounds = {k: [] for k in latency}
-    shared = {k: [] for k in ("floor", "twin", "refusal_floor", "relay", "forwarded", "decision", "layer", "layer_task", "layer_fwd", "swift_relay")}
+    shared = {k: [] for k in latency if k != "fwd_floor"}
     for _ in range(LATENCY_ROUNDS):
         for k, (target, arg) in latency.items():
             rounds[k].append(e.client(*target, arg, LATENCY_CALLS, cpu=0))
@@ -285,7 +299,7 @@ def main():
             shared[k].append(e.client(*latency[k][0], latency[k][1], LATENCY_CALLS, cpu=1))
     pinned = {k: {m: statistics.median(r[m] for r in v) for m in ("p50_us", "p99_us")} for k, v in rounds.items()}
     one_cpu = {k: statistics.median(r["p50_us"] for r in v) for k, v in shared.items()}
-    tp_rounds = {k: [] for k in latency if k not in ("layer", "layer_task")}
+    tp_rounds = {k: [] for k in latency if k not in ("layer", "layer_task", "sd_refusal_floor")}
     for _ in range(THROUGHPUT_ROUNDS):
         for k in tp_rounds:
             target, arg = latency[k]
@@ -303,12 +317,30 @@ def main():
         return in_rounds(measured(runs, subject, key), measured(runs, base, key))[0]
     def spread(runs, subject, base, key=None):
         return in_rounds(measured(runs, subject, key), measured(runs, base, key))[1]
+    # Each target is held against the faster library's floor in this run:
+    # libdbus's (busbench) or sd-bus's (sdbench), by the medians of their
+    # rounds in that placement. The loser's rows stay in the table.
+    def faster(runs, floors, key=None, higher=False):
+        return (max if higher else min)(floors, key=lambda k: statistics.median(measured(runs, k, key)))
+    bus_floor = {"pinned": faster(rounds, ("floor", "sd_floor"), "p50_us"), "one CPU": faster(shared, ("floor", "sd_floor"), "p50_us"),
+                 "tp": faster(tp_rounds, ("floor", "sd_floor"), higher=True)}
+    forwarding_floor = {"apart": faster(rounds, ("relay", "sd_relay"), "p50_us"), "one CPU": faster(shared, ("relay", "sd_relay"), "p50_us"),
+                        "tp": faster(tp_rounds, ("relay", "sd_relay"), higher=True)}
+    library = {"floor": "libdbus's (busbench server)", "sd_floor": "sd-bus's (sdbench server)",
+               "relay": "libdbus's (busbench relay)", "sd_relay": "sd-bus's (sdbench relay)"}
     ratios = {
         "twin": paired(rounds, "twin", "floor", "p50_us"), "twin one CPU": paired(shared, "twin", "floor", "p50_us"),
         "twin tp": paired(tp_rounds, "twin", "floor"),
-        "decision": paired(rounds, "decision", "floor", "p50_us"), "forwarded": paired(rounds, "forwarded", "relay", "p50_us"),
-        "decision one CPU": paired(shared, "decision", "floor", "p50_us"), "forwarded one CPU": paired(shared, "forwarded", "relay", "p50_us"),
-        "decision tp": paired(tp_rounds, "decision", "floor"), "forwarded tp": paired(tp_rounds, "forwarded", "relay"),
+        "decision": paired(rounds, "decision", bus_floor["pinned"], "p50_us"), "forwarded": paired(rounds, "forwarded", forwarding_floor["apart"], "p50_us"),
+        "decision one CPU": paired(shared, "decision", bus_floor["one CPU"], "p50_us"),
+        "forwarded one CPU": paired(shared, "forwarded", forwarding_floor["one CPU"], "p50_us"),
+        "decision tp": paired(tp_rounds, "decision", bus_floor["tp"]), "forwarded tp": paired(tp_rounds, "forwarded", forwarding_floor["tp"]),
+        "sd floor": paired(rounds, "sd_floor", "floor", "p50_us"), "sd floor one CPU": paired(shared, "sd_floor", "floor", "p50_us"),
+        "sd floor tp": paired(tp_rounds, "sd_floor", "floor"),
+        "sd refusal floor": paired(rounds, "sd_refusal_floor", "refusal_floor", "p50_us"),
+        "sd refusal floor one CPU": paired(shared, "sd_refusal_floor", "refusal_floor", "p50_us"),
+        "sd relay": paired(rounds, "sd_relay", "relay", "p50_us"), "sd relay one CPU": paired(shared, "sd_relay", "relay", "p50_us"),
+        "sd relay tp": paired(tp_rounds, "sd_relay", "relay"),
         "decision, refusal floor": paired(rounds, "decision", "refusal_floor", "p50_us"),
         "decision one CPU, refusal floor": paired(shared, "decision", "refusal_floor", "p50_us"),
         "refusal floor": paired(rounds, "refusal_floor", "floor", "p50_us"), "refusal floor one CPU": paired(shared, "refusal_floor", "floor", "p50_us"),
@@ -328,6 +360,8 @@ def main():
     floor_tp[16] = tp16["floor"]
     stop(relay)
     stop(twin)
+    for sd_floor in sd_floors:
+        stop(sd_floor)
     for layer in layers:
         stop(layer)
     stop(handlers)
@@ -352,23 +386,46 @@ def main():
     row(rows, "forwarding floor p50, everything on one CPU", one_cpu["relay"], "µs", one_cpu["floor"],
         note="ratio: bus round trips on one CPU")
     row(rows, "forwarding floor throughput, 16 clients", tp16["relay"], "calls/s", note=how)
+    sd_note = "the same program on sd-bus (bench/c/sdbench.c); ratio: times libdbus's (the median of the rounds' own ratios)"
+    row(rows, "bus floor on sd-bus p50 (C client ↔ sd-bus server, pinned)", pinned["sd_floor"]["p50_us"], "µs", floor["p50_us"],
+        note=sd_note + "; " + spread(rounds, "sd_floor", "floor", "p50_us"), ratio=ratios["sd floor"])
+    row(rows, "bus floor on sd-bus p50, one CPU", one_cpu["sd_floor"], "µs", one_cpu["floor"], note=sd_note, ratio=ratios["sd floor one CPU"])
+    row(rows, "bus floor on sd-bus throughput, 16 clients", tp16["sd_floor"], "calls/s", tp16["floor"], note=sd_note, ratio=ratios["sd floor tp"])
+    row(rows, "forwarding floor on sd-bus p50 (sd-bus relay, client and middle apart)", pinned["sd_relay"]["p50_us"], "µs", relay_floor["p50_us"],
+        note=sd_note + "; " + spread(rounds, "sd_relay", "relay", "p50_us"), ratio=ratios["sd relay"])
+    row(rows, "forwarding floor on sd-bus p50, everything on one CPU", one_cpu["sd_relay"], "µs", one_cpu["relay"],
+        note=sd_note + "; " + spread(shared, "sd_relay", "relay", "p50_us"), ratio=ratios["sd relay one CPU"])
+    row(rows, "forwarding floor on sd-bus throughput, 16 clients", tp16["sd_relay"], "calls/s", tp16["relay"],
+        note=sd_note + "; " + spread(tp_rounds, "sd_relay", "relay"), ratio=ratios["sd relay tp"])
+    row(rows, "refusal floor on sd-bus p50 (sd-bus server refusing openurld's OpenURL, pinned)", pinned["sd_refusal_floor"]["p50_us"], "µs",
+        pinned["refusal_floor"]["p50_us"], note=sd_note, ratio=ratios["sd refusal floor"])
+    row(rows, "refusal floor on sd-bus p50, one CPU", one_cpu["sd_refusal_floor"], "µs", one_cpu["refusal_floor"], note=sd_note,
+        ratio=ratios["sd refusal floor one CPU"])
+    def against(floor_name):
+        return f"{paired_note}; floor: {library[floor_name]}, the faster in this run"
     refusal_floor = pinned["refusal_floor"]
     row(rows, "refusal floor p50 (C server refusing openurld's OpenURL, pinned)", refusal_floor["p50_us"], "µs", floor["p50_us"],
         note="ratio: times the Ping floor (openurld's longer message); " + paired_note, ratio=ratios["refusal floor"])
     row(rows, "refusal floor p50, one CPU", one_cpu["refusal_floor"], "µs", one_cpu["floor"], note="ratio: times the Ping floor",
         ratio=ratios["refusal floor one CPU"])
-    row(rows, "in-daemon decision p50 (pinned)", decision["p50_us"], "µs", floor["p50_us"], "≤ 1.1", paired_note, ratios["decision"])
+    row(rows, "in-daemon decision p50 (pinned)", decision["p50_us"], "µs", pinned[bus_floor["pinned"]]["p50_us"], "≤ 1.1",
+        against(bus_floor["pinned"]), ratios["decision"])
     row(rows, "in-daemon decision p50 (pinned), against the refusal floor", decision["p50_us"], "µs", refusal_floor["p50_us"],
         note="the same messages: what is the daemon's, not the longer message's; " + paired_note, ratio=ratios["decision, refusal floor"])
     row(rows, "in-daemon decision p99 (pinned)", decision["p99_us"], "µs", floor["p99_us"])
     row(rows, "in-daemon decision p50 (free)", decision_free["p50_us"], "µs", floor_free["p50_us"])
-    row(rows, "in-daemon decision throughput, 16 clients", tp16["decision"], "calls/s", floor_tp[16], "≥ 0.7", paired_note, ratios["decision tp"])
-    row(rows, "in-daemon decision p50, one CPU", one_cpu["decision"], "µs", one_cpu["floor"], "≤ 1.1", paired_note, ratios["decision one CPU"])
+    row(rows, "in-daemon decision throughput, 16 clients", tp16["decision"], "calls/s", tp16[bus_floor["tp"]], "≥ 0.7",
+        against(bus_floor["tp"]), ratios["decision tp"])
+    row(rows, "in-daemon decision p50, one CPU", one_cpu["decision"], "µs", one_cpu[bus_floor["one CPU"]], "≤ 1.1",
+        against(bus_floor["one CPU"]), ratios["decision one CPU"])
     row(rows, "in-daemon decision p50, one CPU, against the refusal floor", one_cpu["decision"], "µs", one_cpu["refusal_floor"],
         note=paired_note, ratio=ratios["decision one CPU, refusal floor"])
-    row(rows, "forwarded to one handler p50 (client and daemon apart)", pinned["forwarded"]["p50_us"], "µs", relay_floor["p50_us"], "≤ 1.1", paired_note, ratios["forwarded"])
-    row(rows, "forwarded to one handler p50, one CPU", one_cpu["forwarded"], "µs", one_cpu["relay"], "≤ 1.1", paired_note, ratios["forwarded one CPU"])
-    row(rows, "forwarded to one handler throughput, 16 clients", tp16["forwarded"], "calls/s", tp16["relay"], "≥ 0.9", paired_note, ratios["forwarded tp"])
+    row(rows, "forwarded to one handler p50 (client and daemon apart)", pinned["forwarded"]["p50_us"], "µs",
+        pinned[forwarding_floor["apart"]]["p50_us"], "≤ 1.1", against(forwarding_floor["apart"]), ratios["forwarded"])
+    row(rows, "forwarded to one handler p50, one CPU", one_cpu["forwarded"], "µs", one_cpu[forwarding_floor["one CPU"]], "≤ 1.1",
+        against(forwarding_floor["one CPU"]), ratios["forwarded one CPU"])
+    row(rows, "forwarded to one handler throughput, 16 clients", tp16["forwarded"], "calls/s", tp16[forwarding_floor["tp"]], "≥ 0.9",
+        against(forwarding_floor["tp"]), ratios["forwarded tp"])
     layer_note = "the project's D-Bus layer, no walk (bench/DBusLayer); " + paired_note
     row(rows, "D-Bus layer refusing p50 (answered at once, pinned)", pinned["layer"]["p50_us"], "µs", floor["p50_us"],
         note="ratio: times the Ping floor; " + layer_note, ratio=ratios["layer"])
@@ -820,9 +877,14 @@ def critical_path_rows(e, rows):
     SWIFT_RELAY = ("org.bench.CountedSwiftRelay",) + RELAY[1:]
     swift_relay = critical_path_counts(
         e, lambda vg: start(vg + [e.swift_relay, e.address, SWIFT_RELAY[0], "org.bench.Handler"]), SWIFT_RELAY, "https://bench.example/x", 2)
+    SD_RELAY = ("org.bench.CountedSdRelay",) + RELAY[1:]
+    sd_relay = critical_path_counts(
+        e, lambda vg: start(vg + [e.sdbench, "relay", e.address, SD_RELAY[0], "org.bench.Handler"]), SD_RELAY, "https://bench.example/x", 2)
     for helper in helpers:
         stop(helper)
     echo = critical_path_counts(e, lambda vg: start(vg + [e.busbench, "server", e.address, PING[0]]), PING, "x", 1)
+    SD_REFUSER = ("org.bench.CountedSdServer",) + REFUSER[1:]
+    sd_refuser = critical_path_counts(e, lambda vg: start(vg + [e.sdbench, "server", e.address, SD_REFUSER[0]]), SD_REFUSER, "javascript:void(0)", 1)
     refuser = critical_path_counts(e, lambda vg: start(vg + [e.busbench, "server", e.address, REFUSER[0]]), REFUSER, "javascript:void(0)", 1)
     layer_refusing = critical_path_counts(
         e, lambda vg: start(vg + [e.layer_floor, e.address, LAYER[0], "refuse-in-task"]), LAYER, "javascript:void(0)", 1)
@@ -843,6 +905,8 @@ def critical_path_rows(e, rows):
         stop(helper)
     note = "callgrind: instructions from each message read to the next sent, per call"
     row(rows, "on the caller's wait: C relay, forwarding", relay.instructions, "instructions", note=note)
+    row(rows, "on the caller's wait: sd-bus relay (the C relay on sd-bus)", sd_relay.instructions, "instructions", relay.instructions,
+        note="ratio: times the relay's; bench/c/sdbench.c, the same messages")
     row(rows, "on the caller's wait: Swift relay (the C relay in Swift)", swift_relay.instructions, "instructions", relay.instructions,
         note="ratio: times the relay's; bench/SwiftRelay, libdbus alone")
     row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", layer_forwarding.instructions, "instructions", relay.instructions,
@@ -851,6 +915,8 @@ def critical_path_rows(e, rows):
         note=f"ratio: times the relay's ({forwarded.instructions / layer_forwarding.instructions:.2f}× the D-Bus layer's); deterministic, unlike the latency it explains")
     row(rows, "on the caller's wait: C echo server", echo.instructions, "instructions", note=note)
     row(rows, "on the caller's wait: C server refusing openurld's OpenURL", refuser.instructions, "instructions", echo.instructions, note="ratio: times the echo server's")
+    row(rows, "on the caller's wait: sd-bus server refusing openurld's OpenURL", sd_refuser.instructions, "instructions", refuser.instructions,
+        note="ratio: times the libdbus server's; bench/c/sdbench.c")
     row(rows, "on the caller's wait: D-Bus layer refusing from a task (no walk)", layer_refusing.instructions, "instructions", refuser.instructions,
         note="ratio: times the C server refusing the same message; bench/DBusLayer")
     row(rows, "on the caller's wait: openurld, refused in the daemon", refused.instructions, "instructions", echo.instructions,
@@ -868,9 +934,9 @@ def critical_path_rows(e, rows):
     # on every call, and pushes libdbus's out too.
     misses = "callgrind's simulated first-level instruction cache (this host's geometry): lines fetched on the caller's wait, per call"
     for label, counted, base, whose in (
-            ("C relay, forwarding", relay, None, ""), ("Swift relay", swift_relay, relay, "the relay's"),
+            ("C relay, forwarding", relay, None, ""), ("sd-bus relay", sd_relay, relay, "the relay's"), ("Swift relay", swift_relay, relay, "the relay's"),
             ("D-Bus layer forwarding", layer_forwarding, relay, "the relay's"), ("openurld, forwarded", forwarded, relay, "the relay's"),
-            ("C server refusing openurld's OpenURL", refuser, None, ""),
+            ("C server refusing openurld's OpenURL", refuser, None, ""), ("sd-bus server refusing", sd_refuser, refuser, "the C server's"),
             ("D-Bus layer refusing from a task", layer_refusing, refuser, "the C server's"), ("openurld, refused", refused, refuser, "the C server's")):
         row(rows, f"instruction-cache misses on the wait: {label}", counted.icache_misses, "misses", base.icache_misses if base else None,
             note=f"ratio: times {whose}" if base else misses)
