@@ -158,6 +158,12 @@ class Env:
         self.layer_floor = f"{self.bin}/dbus-layer-floor"
         # The C relay in Swift over libdbus alone (bench/SwiftRelay).
         self.swift_relay = f"{self.bin}/swift-relay"
+        # sdbench's relay in Swift, with and without a task per call
+        # (bench/swift/sd-relay.swift), built as openurl's Swift is; with
+        # swiftc here, so that the package itself needs no libsystemd.
+        self.sd_swift_relay = f"{d}/bin/sd-relay"
+        sh(["swiftc", "-O", "-static-stdlib", "-I", f"{ROOT}/bench/swift/CSDBus", "-module-cache-path", f"{d}/module-cache",
+            f"{ROOT}/bench/swift/sd-relay.swift", "-o", self.sd_swift_relay])
 
     def daemon(self, extra=(), cpu=None, small_tree=False, mime=None, wrap=()):
         """Starts the release openurld; returns (process, seconds from exec to owning the name).
@@ -281,13 +287,22 @@ def main():
     # built as the daemon is: the layer's distance from the C relay, less
     # this one's, is the layer's own; this one's is the language's.
     SWIFT_RELAY = ("org.bench.SwiftRelay",) + RELAY[1:]
+    # And sdbench's relay in Swift (bench/swift/sd-relay.swift): as it is,
+    # and with each call answered by a task on the loop's thread, the way
+    # the layer runs a call. Before the layer is ported to sd-bus, they say
+    # what the language and that way of running calls would cost on it.
+    SD_SWIFT_RELAY = ("org.bench.SdSwiftRelay",) + RELAY[1:]
+    SD_SWIFT_TASKS = ("org.bench.SdSwiftTasks",) + RELAY[1:]
     layers = [start([e.layer_floor, e.address, LAYER[0], "refuse"], cpu=1), start([e.layer_floor, e.address, LAYER_TASK[0], "refuse-in-task"], cpu=1),
               start([e.layer_floor, e.address, LAYER_FWD[0], "forward", "org.bench.Handler"], cpu=1),
-              start([e.swift_relay, e.address, SWIFT_RELAY[0], "org.bench.Handler"], cpu=1)]
+              start([e.swift_relay, e.address, SWIFT_RELAY[0], "org.bench.Handler"], cpu=1),
+              start([e.sd_swift_relay, e.address, SD_SWIFT_RELAY[0], "org.bench.Handler", "callbacks"], cpu=1),
+              start([e.sd_swift_relay, e.address, SD_SWIFT_TASKS[0], "org.bench.Handler", "tasks"], cpu=1)]
     latency = {"floor": (PING, "x"), "twin": (TWIN, "x"), "refusal_floor": (REFUSAL_FLOOR, "javascript:void(0)"), "decision": (DISP, "javascript:void(0)"),
                "fwd_floor": (FWD, "x"), "relay": (RELAY, "https://bench.example/x"), "forwarded": (DISP, "https://bench.example/x"),
                "layer": (LAYER, "javascript:void(0)"), "layer_task": (LAYER_TASK, "javascript:void(0)"), "layer_fwd": (LAYER_FWD, "https://bench.example/x"),
                "swift_relay": (SWIFT_RELAY, "https://bench.example/x"),
+               "sd_swift_relay": (SD_SWIFT_RELAY, "https://bench.example/x"), "sd_swift_tasks": (SD_SWIFT_TASKS, "https://bench.example/x"),
                "sd_floor": (SD_PING, "x"), "sd_refusal_floor": (SD_REFUSAL_FLOOR, "javascript:void(0)"), "sd_relay": (SD_RELAY, "https://bench.example/x")}
     # Two placements: the client on the other CPU than the middle (apart), and on the same one.
     rounds = {k: [] for k in latency}
@@ -352,6 +367,8 @@ def main():
         "layer fwd tp": paired(tp_rounds, "layer_fwd", "relay"), "forwarded tp, layer": paired(tp_rounds, "forwarded", "layer_fwd"),
         "swift relay": paired(rounds, "swift_relay", "relay", "p50_us"), "swift relay one CPU": paired(shared, "swift_relay", "relay", "p50_us"),
         "swift relay tp": paired(tp_rounds, "swift_relay", "relay"),
+        "sd swift relay": paired(rounds, "sd_swift_relay", "sd_relay", "p50_us"), "sd swift relay one CPU": paired(shared, "sd_swift_relay", "sd_relay", "p50_us"),
+        "sd swift tasks": paired(rounds, "sd_swift_tasks", "sd_relay", "p50_us"), "sd swift tasks one CPU": paired(shared, "sd_swift_tasks", "sd_relay", "p50_us"),
     }
     paired_note = "ratio: median of the rounds' own ratios"
     floor_free = e.client(*PING, "x", CALLS)
@@ -454,6 +471,14 @@ def main():
         ratio=ratios["layer fwd one CPU"])
     row(rows, "D-Bus layer forwarding throughput, 16 clients", tp16["layer_fwd"], "calls/s", tp16["relay"],
         note="ratio: times the C relay's; " + layer_note, ratio=ratios["layer fwd tp"])
+    sd_swift_note = "sdbench's relay in Swift on sd-bus, no DBus module (bench/swift/sd-relay.swift); "
+    for key, what in (("sd_swift_relay", "as the C relay runs it"), ("sd_swift_tasks", "each call answered by a task on the loop's thread")):
+        name = "sd swift relay" if key == "sd_swift_relay" else "sd swift tasks"
+        row(rows, f"Swift relay on sd-bus p50, {what} (apart)", pinned[key]["p50_us"], "µs", pinned["sd_relay"]["p50_us"],
+            note="ratio: times the sd-bus relay; " + sd_swift_note + paired_note + "; " + spread(rounds, key, "sd_relay", "p50_us"), ratio=ratios[name])
+        row(rows, f"Swift relay on sd-bus p50, {what}, one CPU", one_cpu[key], "µs", one_cpu["sd_relay"],
+            note="ratio: times the sd-bus relay; " + sd_swift_note + paired_note + "; " + spread(shared, key, "sd_relay", "p50_us"),
+            ratio=ratios[name + " one CPU"])
     row(rows, "forwarded to one handler p50 (apart), against the D-Bus layer forwarding", pinned["forwarded"]["p50_us"], "µs", pinned["layer_fwd"]["p50_us"],
         note="what the walk adds; " + paired_note, ratio=ratios["forwarded, layer"])
     row(rows, "forwarded to one handler p50, one CPU, against the D-Bus layer forwarding", one_cpu["forwarded"], "µs", one_cpu["layer_fwd"],
@@ -880,6 +905,10 @@ def critical_path_rows(e, rows):
     SD_RELAY = ("org.bench.CountedSdRelay",) + RELAY[1:]
     sd_relay = critical_path_counts(
         e, lambda vg: start(vg + [e.sdbench, "relay", e.address, SD_RELAY[0], "org.bench.Handler"]), SD_RELAY, "https://bench.example/x", 2)
+    SD_SWIFT = ("org.bench.CountedSdSwift",) + RELAY[1:]
+    sd_swift = {shape: critical_path_counts(
+        e, lambda vg, shape=shape: start(vg + [e.sd_swift_relay, e.address, SD_SWIFT[0], "org.bench.Handler", shape]), SD_SWIFT,
+        "https://bench.example/x", 2) for shape in ("callbacks", "tasks")}
     for helper in helpers:
         stop(helper)
     echo = critical_path_counts(e, lambda vg: start(vg + [e.busbench, "server", e.address, PING[0]]), PING, "x", 1)
@@ -909,6 +938,9 @@ def critical_path_rows(e, rows):
         note="ratio: times the relay's; bench/c/sdbench.c, the same messages")
     row(rows, "on the caller's wait: Swift relay (the C relay in Swift)", swift_relay.instructions, "instructions", relay.instructions,
         note="ratio: times the relay's; bench/SwiftRelay, libdbus alone")
+    for shape, what in (("callbacks", "as the C relay runs it"), ("tasks", "a task per call")):
+        row(rows, f"on the caller's wait: Swift relay on sd-bus, {what}", sd_swift[shape].instructions, "instructions", sd_relay.instructions,
+            note="ratio: times the sd-bus relay's; bench/swift/sd-relay.swift")
     row(rows, "on the caller's wait: D-Bus layer forwarding (no walk)", layer_forwarding.instructions, "instructions", relay.instructions,
         note="ratio: times the relay's; bench/DBusLayer, the daemon's HandleURL call")
     row(rows, "on the caller's wait: openurld, forwarded to one handler", forwarded.instructions, "instructions", relay.instructions,
@@ -935,6 +967,8 @@ def critical_path_rows(e, rows):
     misses = "callgrind's simulated first-level instruction cache (this host's geometry): lines fetched on the caller's wait, per call"
     for label, counted, base, whose in (
             ("C relay, forwarding", relay, None, ""), ("sd-bus relay", sd_relay, relay, "the relay's"), ("Swift relay", swift_relay, relay, "the relay's"),
+            ("Swift relay on sd-bus", sd_swift["callbacks"], sd_relay, "the sd-bus relay's"),
+            ("Swift relay on sd-bus, a task per call", sd_swift["tasks"], sd_relay, "the sd-bus relay's"),
             ("D-Bus layer forwarding", layer_forwarding, relay, "the relay's"), ("openurld, forwarded", forwarded, relay, "the relay's"),
             ("C server refusing openurld's OpenURL", refuser, None, ""), ("sd-bus server refusing", sd_refuser, refuser, "the C server's"),
             ("D-Bus layer refusing from a task", layer_refusing, refuser, "the C server's"), ("openurld, refused", refused, refuser, "the C server's")):
