@@ -39,6 +39,18 @@ STARTS = 2 if QUICK else 21
 started = []  # PIDs we started, and only those are killed
 
 
+def build_as_shipped(products):
+    """Builds `products` as bench/run and the packages do (scripts/release-flags),
+    then the front: for the scripts that load this file (bench/profile,
+    bench/symbol-order); bench/run itself builds in its shell wrapper."""
+    subprocess.run([f"{ROOT}/scripts/ensure-deps", "bench"], check=True, stdout=sys.stderr)
+    flags = subprocess.check_output([f"{ROOT}/scripts/release-flags"], text=True).split()
+    for product in products:
+        subprocess.run(["swift", "build", *flags, "--product", product], cwd=ROOT, check=True, stdout=sys.stderr)
+    subprocess.run([f"{ROOT}/scripts/build-front", subprocess.check_output(
+        ["swift", "build", *flags, "--show-bin-path"], cwd=ROOT, text=True).strip()], check=True, stdout=sys.stderr)
+
+
 def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
