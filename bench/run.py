@@ -171,8 +171,9 @@ class Env:
         # The C relay in Swift over libdbus alone (bench/SwiftRelay).
         self.swift_relay = f"{self.bin}/swift-relay"
         # sdbench's relay in Swift, with and without a task per call
-        # (bench/swift/sd-relay.swift), built as openurl's Swift is; with
-        # swiftc here, so that the package itself needs no libsystemd.
+        # (bench/swift/sd-relay.swift), optimised with the runtime linked
+        # statically as the shipped Swift programs are; with swiftc here, so
+        # that the package itself needs no libsystemd.
         self.sd_swift_relay = f"{d}/bin/sd-relay"
         sh(["swiftc", "-O", "-static-stdlib", "-I", f"{ROOT}/bench/swift/CSDBus", "-module-cache-path", f"{d}/module-cache",
             f"{ROOT}/bench/swift/sd-relay.swift", "-o", self.sd_swift_relay])
