@@ -327,7 +327,9 @@ def main():
             shared[k].append(e.client(*latency[k][0], latency[k][1], LATENCY_CALLS, cpu=1))
     pinned = {k: {m: statistics.median(r[m] for r in v) for m in ("p50_us", "p99_us")} for k, v in rounds.items()}
     one_cpu = {k: statistics.median(r["p50_us"] for r in v) for k, v in shared.items()}
-    tp_rounds = {k: [] for k in latency if k not in ("layer", "layer_task", "sd_refusal_floor")}
+    # Not the refusals of the layer and of sd-bus, nor the Swift relays on
+    # sd-bus: no row reads their throughput.
+    tp_rounds = {k: [] for k in latency if k not in ("layer", "layer_task", "sd_refusal_floor", "sd_swift_relay", "sd_swift_tasks")}
     for _ in range(THROUGHPUT_ROUNDS):
         for k in tp_rounds:
             target, arg = latency[k]
@@ -485,8 +487,8 @@ def main():
     row(rows, "D-Bus layer forwarding throughput, 16 clients", tp16["layer_fwd"], "calls/s", tp16["relay"],
         note="ratio: times the C relay's; " + layer_note, ratio=ratios["layer fwd tp"])
     sd_swift_note = "sdbench's relay in Swift on sd-bus, no DBus module (bench/swift/sd-relay.swift); "
-    for key, what in (("sd_swift_relay", "as the C relay runs it"), ("sd_swift_tasks", "each call answered by a task on the loop's thread")):
-        name = "sd swift relay" if key == "sd_swift_relay" else "sd swift tasks"
+    for key, name, what in (("sd_swift_relay", "sd swift relay", "as the C relay runs it"),
+                            ("sd_swift_tasks", "sd swift tasks", "each call answered by a task on the loop's thread")):
         row(rows, f"Swift relay on sd-bus p50, {what} (apart)", pinned[key]["p50_us"], "µs", pinned["sd_relay"]["p50_us"],
             note="ratio: times the sd-bus relay; " + sd_swift_note + paired_note + "; " + spread(rounds, key, "sd_relay", "p50_us"), ratio=ratios[name])
         row(rows, f"Swift relay on sd-bus p50, {what}, one CPU", one_cpu[key], "µs", one_cpu["sd_relay"],
