@@ -48,9 +48,7 @@ public struct InterfaceName: DBusName {
     public let rawValue: String
     public init(trusted rawValue: String) { self.rawValue = rawValue }
     public static let kind = "interface name"
-    public static func problem(with text: String) -> String? {
-        dottedNameProblem(text, allowDigitFirst: false, allowHyphen: false)
-    }
+    public static func problem(with text: String) -> String? { text.withUTF8Bytes(NameRules.interfaceName) }
 }
 
 /// The name of a D-Bus error, e.g. `org.freedesktop.DBus.Error.Failed`.
@@ -67,11 +65,7 @@ public struct MemberName: DBusName {
     public let rawValue: String
     public init(trusted rawValue: String) { self.rawValue = rawValue }
     public static let kind = "member name"
-    public static func problem(with text: String) -> String? {
-        if text.isEmpty { return "it is empty" }
-        if text.utf8.count > maximumNameLength { return "it is longer than 255 bytes" }
-        return elementProblem(Substring(text), allowDigitFirst: false, allowHyphen: false)
-    }
+    public static func problem(with text: String) -> String? { text.withUTF8Bytes(NameRules.memberName) }
 }
 
 /// A bus name: unique (`:1.42`) or well-known (`org.openurld.Dispatcher1`).
@@ -79,13 +73,7 @@ public struct BusName: DBusName {
     public let rawValue: String
     public init(trusted rawValue: String) { self.rawValue = rawValue }
     public static let kind = "bus name"
-    public static func problem(with text: String) -> String? {
-        if text.hasPrefix(":") {
-            if text.utf8.count > maximumNameLength { return "it is longer than 255 bytes" }
-            return dottedNameProblem(String(text.dropFirst()), allowDigitFirst: true, allowHyphen: true)
-        }
-        return dottedNameProblem(text, allowDigitFirst: false, allowHyphen: true)
-    }
+    public static func problem(with text: String) -> String? { text.withUTF8Bytes(NameRules.busName) }
 
     /// Whether this is a connection's unique name (starts with `:`).
     public var isUnique: Bool { rawValue.hasPrefix(":") }
@@ -99,18 +87,7 @@ public struct ObjectPath: DBusName {
     public let rawValue: String
     public init(trusted rawValue: String) { self.rawValue = rawValue }
     public static let kind = "object path"
-    public static func problem(with text: String) -> String? {
-        guard text.hasPrefix("/") else { return "it does not start with '/'" }
-        if text == "/" { return nil }
-        if text.hasSuffix("/") { return "it ends with '/'" }
-        for element in text.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            if element.isEmpty { return "it contains '//'" }
-            if let bad = element.first(where: { !isWordByte($0) }) {
-                return "it contains \(describe(byte: bad)); only [A-Za-z0-9_] and '/' are allowed"
-            }
-        }
-        return nil
-    }
+    public static func problem(with text: String) -> String? { text.withUTF8Bytes(NameRules.objectPath) }
 
     /// The root path `/`.
     public static let root = ObjectPath(trusted: "/")
@@ -120,47 +97,6 @@ public struct ObjectPath: DBusName {
 }
 
 let maximumNameLength = 255
-
-/// Checks names made of two or more `.`-separated elements.
-private func dottedNameProblem(_ text: String, allowDigitFirst: Bool, allowHyphen: Bool) -> String? {
-    if text.isEmpty { return "it is empty" }
-    if text.utf8.count > maximumNameLength { return "it is longer than 255 bytes" }
-    // The elements are found at the byte '.' (splitting by Character cost
-    // thousands of instructions a name, and names are checked as messages
-    // are made).
-    let bytes = text.utf8
-    guard text.containsByte(UInt8(ascii: ".")) else { return "it needs at least two elements separated by '.'" }
-    var start = bytes.startIndex
-    while true {
-        let end = bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.endIndex
-        if start == end { return "it has an empty element" }
-        if let problem = elementProblem(Substring(bytes[start..<end]), allowDigitFirst: allowDigitFirst, allowHyphen: allowHyphen) {
-            return problem
-        }
-        guard end != bytes.endIndex else { return nil }
-        start = bytes.index(after: end)
-    }
-}
-
-private func elementProblem(_ element: Substring, allowDigitFirst: Bool, allowHyphen: Bool) -> String? {
-    for (index, byte) in element.utf8.enumerated() {
-        let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-        if isDigit && index == 0 && !allowDigitFirst { return "an element starts with a digit" }
-        if isWordByte(byte) || (allowHyphen && byte == UInt8(ascii: "-")) { continue }
-        return "it contains \(describe(byte: byte))"
-    }
-    return nil
-}
-
-private func isWordByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-        return true
-    default:
-        return false
-    }
-}
 
 func describe(byte: UInt8) -> String {
     if byte >= 0x20 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
