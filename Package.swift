@@ -88,9 +88,13 @@ let package = Package(
         .executableTarget(name: "dbus-layer-floor", dependencies: ["DBus", "DispatcherAPI", "Routing"], path: "bench/DBusLayer"),
         // bench/run's C relay in Swift over libdbus alone: what the language costs on the forwarding path, apart from the layer.
         .executableTarget(name: "swift-relay", dependencies: ["CDBus"], path: "bench/SwiftRelay"),
+        // bench/run's wire-format rows: a forwarded call's four messages read and written through libdbus, and through WireFormat.
+        .executableTarget(name: "wire-format-benchmark", dependencies: ["DBus", "DispatcherAPI"], path: "bench/WireFormat"),
 
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix"]),
+        // What agreeing with libdbus on the wire format means, for DBusTests and fuzz-wire.
+        .target(name: "WireAgreement", dependencies: ["CDBus", "DBus"], path: "Tests/WireAgreement"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix", "WireAgreement"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames", "SafeText"], exclude: ["URLStandard"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
@@ -127,6 +131,7 @@ if getenv("OPENURLD_FUZZ") != nil {
         .executableTarget(name: "fuzz-keyfile", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzKeyFile"),
         .executableTarget(name: "fuzz-magic", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzMagic"),
         .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),
+        .executableTarget(name: "fuzz-wire", dependencies: ["DBus", "WireAgreement"], path: "Tests/Fuzz/FuzzWire"),
         .executableTarget(name: "fuzz-detect", dependencies: ["LinkDetection"], path: "Tests/Fuzz/FuzzDetect"),
         .executableTarget(name: "fuzz-rules", dependencies: ["Rules", "Routing", "LinearRegex"], path: "Tests/Fuzz/FuzzRules"),
     ]

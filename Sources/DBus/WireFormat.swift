@@ -1,0 +1,176 @@
+/// The D-Bus wire format (the specification's "Marshaling (Wire Format)"):
+/// a message as bytes, and bytes as a message, in Swift.
+///
+///     let bytes = try WireFormat.encode(header, body: [.string(url)])
+///     let (header, body) = try WireFormat.decode(bytes)
+///
+/// Writing is little-endian; reading takes either byte order. Reading checks
+/// what libdbus's loader checks before a message is dispatched: the fixed
+/// header, each header field's type and value, the fields the message's kind
+/// requires, every alignment padding byte (zero), every length and the
+/// nesting limits, booleans, UTF-8 and names, the body against its signature
+/// with nothing left over, and no use of the bus's local path or interface,
+/// which only libdbus itself may send. Unix file descriptors are refused, as
+/// everywhere in this module. `Tests/DBusTests/WireFormatTests` holds it to
+/// libdbus's own reading and writing, and `scripts/fuzz wire` to libdbus's
+/// verdict on arbitrary bytes.
+public enum WireFormat {
+    /// A whole message: 128 MiB.
+    static let maximumMessageSize = 1 << 27
+    /// One array's contents, and the header's field array: 64 MiB.
+    static let maximumArrayLength = 1 << 26
+    /// The fixed part before the header fields: endianness, kind, flags,
+    /// version, body length, serial, and the fields' array length.
+    static let fixedHeaderSize = 16
+    static let protocolVersion: UInt8 = 1
+
+    /// The bus's own path and interface, which only arrive from libdbus itself.
+    static let localPath = "/org/freedesktop/DBus/Local"
+    static let localInterface = "org.freedesktop.DBus.Local"
+
+    /// A field code the specification leaves unassigned and libdbus 1.13 and
+    /// later reserve for a container instance's object path.
+    static let containerInstanceField: UInt8 = 10
+
+    /// The header fields' codes.
+    enum Field: UInt8 {
+        case path = 1, interface, member, errorName, replySerial, destination, sender, signature, unixFDs
+    }
+
+    /// The message `header` describes with `body`, as bytes. The signature
+    /// written is the body's (the header's own is ignored).
+    /// - Throws: `InvalidArgs` for a header that lacks a field its kind
+    ///   requires, a serial of 0, a value that cannot be sent (see `Value`),
+    ///   or a message over the size limits.
+    public static func encode(_ header: MessageHeader, body: [Value]) throws(DBusError) -> [UInt8] {
+        if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
+        guard header.serial != 0 else { throw .invalidArgs("cannot encode the message: its serial is 0") }
+        for value in body {
+            if let problem = value.problem() { throw .invalidArgs("cannot send value: \(problem)") }
+        }
+        var bodyWriter = WireWriter()
+        for value in body { try bodyWriter.append(value) }
+        let signature = body.isEmpty ? nil : Signature(body.map(\.type))
+
+        var writer = WireWriter()
+        writer.reserve(64 + bodyWriter.bytes.count)
+        writer.appendByte(UInt8(ascii: "l"))
+        writer.appendByte(header.kind.wireCode)
+        writer.appendByte(header.flags.rawValue)
+        writer.appendByte(protocolVersion)
+        writer.append(UInt32(bodyWriter.bytes.count))
+        writer.append(header.serial)
+        try writer.appendArray(alignment: 8) { fields throws(DBusError) in
+            func text(_ field: Field, _ code: UInt8, _ text: String?) {
+                guard let text else { return }
+                fields.pad(to: 8)
+                fields.appendByte(field.rawValue)
+                fields.appendSignatureCode(code)
+                if code == UInt8(ascii: "g") { fields.appendSignatureText(text) } else { fields.appendText(text) }
+            }
+            text(.path, UInt8(ascii: "o"), header.path?.rawValue)
+            text(.interface, UInt8(ascii: "s"), header.interface?.rawValue)
+            text(.member, UInt8(ascii: "s"), header.member?.rawValue)
+            text(.errorName, UInt8(ascii: "s"), header.errorName?.rawValue)
+            if let replySerial = header.replySerial {
+                fields.pad(to: 8)
+                fields.appendByte(Field.replySerial.rawValue)
+                fields.appendSignatureCode(UInt8(ascii: "u"))
+                fields.append(replySerial)
+            }
+            text(.destination, UInt8(ascii: "s"), header.destination?.rawValue)
+            text(.sender, UInt8(ascii: "s"), header.sender?.rawValue)
+            text(.signature, UInt8(ascii: "g"), signature?.rawValue)
+        }
+        writer.pad(to: 8)
+        writer.appendBytes(bodyWriter.bytes)
+        guard writer.bytes.count <= maximumMessageSize else {
+            throw .invalidArgs("cannot encode the message: it is longer than 128 MiB")
+        }
+        return writer.bytes
+    }
+
+    /// The header and body of the message `bytes` hold, all of it checked.
+    /// - Throws: `InvalidArgs` saying what is wrong and at which offset.
+    public static func decode(_ bytes: [UInt8]) throws(DBusError) -> (header: MessageHeader, body: [Value]) {
+        var failure: DBusError?
+        let message = bytes.withUnsafeBytes { buffer -> DecodedMessage? in
+            do throws(DBusError) {
+                var reader = try WireReader(message: buffer)
+                let header = try reader.readHeader()
+                return DecodedMessage(header: header, body: try reader.readBody(header.signature))
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        // A struct, not a tuple, through the generic closure: a tuple's
+        // type metadata is looked up at run time on every call.
+        guard let message else { throw failure ?? .invalidArgs("invalid message") }
+        return (message.header, message.body)
+    }
+}
+
+/// What `decode` read, on its way out of the buffer's closure.
+private struct DecodedMessage {
+    let header: MessageHeader
+    let body: [Value]
+}
+
+extension Message.Kind {
+    /// The message-type byte.
+    var wireCode: UInt8 {
+        switch self {
+        case .methodCall: 1
+        case .methodReturn: 2
+        case .error: 3
+        case .signal: 4
+        }
+    }
+
+    /// The kind a message-type byte names; `nil` for 0 and for types the
+    /// specification does not define.
+    init?(wireCode: UInt8) {
+        switch wireCode {
+        case 1: self = .methodCall
+        case 2: self = .methodReturn
+        case 3: self = .error
+        case 4: self = .signal
+        default: return nil
+        }
+    }
+}
+
+extension DBusType {
+    /// The type a one-character signature names: a basic type or a variant.
+    init?(singleCode code: UInt8) {
+        switch code {
+        case UInt8(ascii: "y"): self = .byte
+        case UInt8(ascii: "b"): self = .boolean
+        case UInt8(ascii: "n"): self = .int16
+        case UInt8(ascii: "q"): self = .uint16
+        case UInt8(ascii: "i"): self = .int32
+        case UInt8(ascii: "u"): self = .uint32
+        case UInt8(ascii: "x"): self = .int64
+        case UInt8(ascii: "t"): self = .uint64
+        case UInt8(ascii: "d"): self = .double
+        case UInt8(ascii: "s"): self = .string
+        case UInt8(ascii: "o"): self = .objectPath
+        case UInt8(ascii: "g"): self = .signature
+        case UInt8(ascii: "h"): self = .unixFD
+        case UInt8(ascii: "v"): self = .variant
+        default: return nil
+        }
+    }
+
+    /// The boundary a value of this type starts on, in bytes from the
+    /// message's start.
+    var alignment: Int {
+        switch self {
+        case .byte, .signature, .variant: 1
+        case .int16, .uint16: 2
+        case .boolean, .int32, .uint32, .string, .objectPath, .unixFD, .array, .dictionary: 4
+        case .int64, .uint64, .double, .structure: 8
+        }
+    }
+}

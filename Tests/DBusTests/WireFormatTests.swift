@@ -1,0 +1,219 @@
+import CDBus
+import Testing
+
+@testable import DBus
+import WireAgreement
+
+/// The wire format in Swift held to libdbus, the reference it is to replace:
+/// what one writes the other reads as the same message, and on every
+/// message one byte away from a valid one they give the same verdict.
+@Suite struct WireFormatTests {
+    // MARK: A corpus of messages
+
+    static let bodies: [[Value]] = [
+        [],
+        [.string("https://example.com/"), .dictionary(key: .string, value: .variant, [
+            DictionaryEntry(key: .string("activation-token"), value: .variant(.string("t0k3n"))),
+            DictionaryEntry(key: .string("caller"), value: .variant(.string(":1.7"))),
+        ])],
+        [.byte(7), .boolean(true), .int16(-2), .uint16(3), .int32(-4), .uint32(5), .int64(-6), .uint64(7), .double(0.5)],
+        [.string(""), .objectPath("/a/b_c"), .signature("a{sv}(ii)"), .string("ünïcödé, 中文, 🦊")],
+        [.byte(1), .int64(9), .byte(2), .structure([.byte(3), .double(-1)]), .array(.int64, [])],
+        [.array(.structure([.byte, .string]), [.structure([.byte(1), .string("a")]), .structure([.byte(2), .string("bc")])])],
+        [.variant(.variant(.array(.string, [.string("x")]))), .variant(.structure([.int32(1), .variant(.byte(0))]))],
+        [.dictionary(key: .uint32, value: .array(.byte), [
+            DictionaryEntry(key: .uint32(1), value: .array(.byte, [.byte(1), .byte(2), .byte(3)])),
+            DictionaryEntry(key: .uint32(2), value: .array(.byte, [])),
+        ])],
+        [.array(.array(.double), [.array(.double, [.double(1)]), .array(.double, [])])],
+        [nested(60)],
+    ]
+
+    /// A value inside `depth` variants.
+    static func nested(_ depth: Int) -> Value {
+        (0..<depth).reduce(Value.int32(1)) { inner, _ in .variant(inner) }
+    }
+
+    static let headers: [MessageHeader] = [
+        MessageHeader(kind: .methodCall, serial: 1, path: "/org/openurld/Dispatcher1", interface: "org.openurld.Dispatcher1",
+                      member: "OpenURL", destination: "org.openurld.Dispatcher1"),
+        MessageHeader(kind: .methodCall, flags: [.noReplyExpected, .noAutoStart], serial: 0x7fff_fffe, path: "/", member: "Ping",
+                      destination: ":1.42", sender: ":1.7"),
+        MessageHeader(kind: .methodReturn, serial: 9, replySerial: 8, destination: ":1.3", sender: ":1.42"),
+        MessageHeader(kind: .error, serial: 10, errorName: "org.openurld.Error.Refused", replySerial: 4, destination: ":1.3"),
+        MessageHeader(kind: .signal, serial: 2, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                      member: "NameOwnerChanged", sender: "org.freedesktop.DBus"),
+    ]
+
+    // MARK: Agreement on valid messages
+
+    /// libdbus reads what this writes as the same header and body.
+    @Test(arguments: headers, bodies)
+    func libdbusReadsWhatThisWrites(_ header: MessageHeader, _ body: [Value]) throws {
+        let bytes = try WireFormat.encode(header, body: body)
+        #expect(bytes.count % 8 == 0 || !body.isEmpty)
+        let message = try Message.demarshal(bytes)
+        #expect(libdbusHeader(of: message) == Self.expected(header, body))
+        #expect(try message.arguments() == body)
+    }
+
+    /// This reads what libdbus writes as the header and body libdbus reads.
+    @Test(arguments: headers, bodies)
+    func thisReadsWhatLibdbusWrites(_ header: MessageHeader, _ body: [Value]) throws {
+        let message = try Self.libdbusMessage(header, body)
+        let (read, values) = try WireFormat.decode(message.marshal())
+        #expect(read == libdbusHeader(of: message))
+        #expect(values == body)
+    }
+
+    /// Big-endian messages are read too (libdbus writes in the host's order,
+    /// so this one is written by hand): a call of `Ping` with a `u` and an `s`.
+    @Test func bigEndianMessagesAreRead() throws {
+        var bytes: [UInt8] = [UInt8(ascii: "B"), 1, 0, 1, 0, 0, 0, 11, 0, 0, 0, 5]
+        var fields: [UInt8] = []
+        func pad() { while (16 + fields.count) % 8 != 0 { fields.append(0) } }
+        fields += [1, 1, UInt8(ascii: "o"), 0, 0, 0, 0, 1] + Array("/".utf8) + [0]
+        pad()
+        fields += [3, 1, UInt8(ascii: "s"), 0, 0, 0, 0, 4] + Array("Ping".utf8) + [0]
+        pad()
+        fields += [8, 1, UInt8(ascii: "g"), 0, 2] + Array("us".utf8) + [0]
+        bytes += [0, 0, 0, UInt8(fields.count)] + fields
+        while bytes.count % 8 != 0 { bytes.append(0) }
+        bytes += [0, 0, 1, 2, 0, 0, 0, 2] + Array("hi".utf8) + [0]  // u 258, s "hi": 11 bytes
+        let (header, body) = try WireFormat.decode(bytes)
+        #expect(header.member == "Ping" && header.serial == 5)
+        #expect(body == [.uint32(258), .string("hi")])
+        #expect(try Message.demarshal(bytes).arguments() == body)
+    }
+
+    // MARK: Agreement on invalid messages
+
+    /// Every message one byte away from a valid one (each byte set to each of
+    /// a few values) is refused by this exactly when libdbus refuses it, and
+    /// read as libdbus reads it otherwise. `wireDisagreement` lists where the
+    /// two differ on purpose.
+    @Test(arguments: headers.indices)
+    func oneByteAwayTheVerdictsAgree(_ index: Int) throws {
+        let header = Self.headers[index]
+        var disagreements: [String] = []
+        for body in Self.bodies.prefix(8) {
+            let valid = try WireFormat.encode(header, body: body)
+            for offset in valid.indices {
+                for replacement: UInt8 in [0, 1, 0x7f, 0xff, valid[offset] &+ 1, valid[offset] &- 1, UInt8(ascii: "l"), UInt8(ascii: "B"), UInt8(ascii: "/")] where replacement != valid[offset] {
+                    var bytes = valid
+                    bytes[offset] = replacement
+                    if let difference = wireDisagreement(on: bytes) {
+                        disagreements.append("\(header.kind) body '\(Signature(body.map(\.type)))' byte \(offset) = \(replacement): \(difference)")
+                    }
+                }
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.count) disagreements: \(disagreements.prefix(40).joined(separator: "\n"))")
+    }
+
+    /// UTF-8 at its edges: surrogates, overlong forms, the last scalar and
+    /// past it, noncharacters. Each string is read by both or by neither.
+    @Test func utf8AtItsEdgesAgrees() throws {
+        let edges: [[UInt8]] = [
+            [0xED, 0xA0, 0x80], [0xED, 0x9F, 0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xF0, 0x80, 0x80, 0x80],
+            [0xF4, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xEF, 0xBF, 0xBE], [0xEF, 0xBF, 0xBF],
+            [0xEF, 0xB7, 0x90], [0x7F], [0xC2, 0x80], [0xE2, 0x80, 0xAE], [0x80], [0xC2], [0xE2, 0x80],
+        ]
+        for edge in edges {
+            // A string of as many placeholder bytes, then the edge written over them.
+            let placeholder = String(repeating: "x", count: edge.count)
+            var bytes = try WireFormat.encode(Self.headers[0], body: [.string(placeholder)])
+            bytes.replaceSubrange(bytes.count - 1 - edge.count..<bytes.count - 1, with: edge)
+            #expect(wireDisagreement(on: bytes) == nil, "\(edge)")
+        }
+    }
+
+    /// Messages cut short or padded out are refused by both.
+    @Test(arguments: headers.indices)
+    func truncatedAndExtendedMessagesAreRefused(_ index: Int) throws {
+        let valid = try WireFormat.encode(Self.headers[index], body: Self.bodies[1])
+        for length in 0..<valid.count {
+            let cut = Array(valid.prefix(length))
+            #expect(throws: DBus.DBusError.self) { try WireFormat.decode(cut) }
+            #expect(wireDisagreement(on: cut) == nil)
+        }
+        #expect(throws: DBus.DBusError.self) { try WireFormat.decode(valid + [0]) }
+    }
+
+    /// Specific refusals, each a rule of the specification or of libdbus's
+    /// loader, with the reason this names.
+    @Test func refusalsSayWhy() throws {
+        let call = Self.headers[0]
+        func refused(_ header: MessageHeader, _ body: [Value], _ edit: (inout [UInt8]) -> Void) throws -> String {
+            var bytes = try WireFormat.encode(header, body: body)
+            edit(&bytes)
+            #expect(wireDisagreement(on: bytes) == nil)
+            do {
+                _ = try WireFormat.decode(bytes)
+                return "accepted"
+            } catch {
+                return error.message
+            }
+        }
+        // The body's first boolean set to 2.
+        let boolean = try refused(call, [.boolean(true)]) { $0[$0.count - 4] = 2 }
+        #expect(boolean.contains("a boolean is 2"))
+        // A string's byte made invalid UTF-8.
+        let utf8 = try refused(call, [.string("abc")]) { $0[$0.count - 2] = 0xff }
+        #expect(utf8.contains("not valid UTF-8"))
+        // The local path, which only libdbus itself sends (a forged
+        // `Disconnected` would close the connection).
+        var local = Self.headers[4]
+        local.path = ObjectPath(trusted: WireFormat.localPath)
+        local.interface = InterfaceName(trusted: WireFormat.localInterface)
+        local.member = "Disconnected"
+        let forged = try refused(local, []) { _ in }
+        #expect(forged.contains("local path"))
+        // Serial 0.
+        let zero = try refused(call, []) { $0[8] = 0; $0[9] = 0; $0[10] = 0; $0[11] = 0 }
+        #expect(zero.contains("serial is 0"), "\(zero)")
+    }
+
+    /// Encoding refuses what cannot be sent, as building a message does.
+    @Test func encodingRefusesWhatCannotBeSent() {
+        #expect(throws: DBus.DBusError.self) { try WireFormat.encode(Self.headers[0], body: [.string("a\u{0}b")]) }
+        #expect(throws: DBus.DBusError.self) { try WireFormat.encode(Self.headers[0], body: [.array(.string, [.int32(1)])]) }
+        #expect(throws: DBus.DBusError.self) { try WireFormat.encode(Self.headers[0], body: [Self.nested(65)]) }
+        var noMember = Self.headers[0]
+        noMember.member = nil
+        #expect(throws: DBus.DBusError.self) { try WireFormat.encode(noMember, body: []) }
+        var unsent = Self.headers[0]
+        unsent.serial = 0
+        #expect(throws: DBus.DBusError.self) { try WireFormat.encode(unsent, body: []) }
+    }
+
+    // MARK: Helpers
+
+    /// `header` as it should read back after `body` was written with it.
+    static func expected(_ header: MessageHeader, _ body: [Value]) -> MessageHeader {
+        var expected = header
+        expected.signature = Signature(body.map(\.type))
+        return expected
+    }
+
+    /// The message libdbus builds for `header` and `body`.
+    static func libdbusMessage(_ header: MessageHeader, _ body: [Value]) throws -> Message {
+        guard let raw = dbus_message_new(Int32(header.kind.wireCode)) else { throw DBus.DBusError.noMemory }
+        let message = Message(adopting: raw)
+        func set(_ text: String?, _ setter: (OpaquePointer?, UnsafePointer<CChar>?) -> dbus_bool_t) {
+            if let text { _ = setter(raw, text) }
+        }
+        set(header.path?.rawValue, dbus_message_set_path)
+        set(header.interface?.rawValue, dbus_message_set_interface)
+        set(header.member?.rawValue, dbus_message_set_member)
+        set(header.errorName?.rawValue, dbus_message_set_error_name)
+        set(header.destination?.rawValue, dbus_message_set_destination)
+        set(header.sender?.rawValue, dbus_message_set_sender)
+        if let replySerial = header.replySerial { dbus_message_set_reply_serial(raw, replySerial) }
+        dbus_message_set_no_reply(raw, header.flags.contains(.noReplyExpected) ? 1 : 0)
+        dbus_message_set_auto_start(raw, header.flags.contains(.noAutoStart) ? 0 : 1)
+        dbus_message_set_serial(raw, header.serial)
+        try MessageEncoder.append(body, to: message)
+        return message
+    }
+}
