@@ -60,6 +60,14 @@ extension ErrorName {
     public static let limitsExceeded = ErrorName(trusted: "org.freedesktop.DBus.Error.LimitsExceeded")
     /// The name has no owner.
     public static let nameHasNoOwner = ErrorName(trusted: "org.freedesktop.DBus.Error.NameHasNoOwner")
+    /// A bus address could not be parsed or names nothing this module can reach.
+    public static let badAddress = ErrorName(trusted: "org.freedesktop.DBus.Error.BadAddress")
+    /// The bus socket does not exist.
+    public static let fileNotFound = ErrorName(trusted: "org.freedesktop.DBus.Error.FileNotFound")
+    /// Nothing listens on the bus socket.
+    public static let noServer = ErrorName(trusted: "org.freedesktop.DBus.Error.NoServer")
+    /// The bus refused to authenticate this process.
+    public static let authFailed = ErrorName(trusted: "org.freedesktop.DBus.Error.AuthFailed")
     /// No program owns the name, and none can be activated for it.
     public static let serviceUnknown = ErrorName(trusted: "org.freedesktop.DBus.Error.ServiceUnknown")
 }

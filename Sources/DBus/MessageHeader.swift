@@ -49,6 +49,7 @@ public struct MessageHeader: Sendable, Equatable {
     /// The header's flag bits.
     public struct Flags: OptionSet, Sendable, Hashable {
         public let rawValue: UInt8
+        /// Flags from the header's flag byte; bits the specification does not define are kept.
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         /// The sender wants no reply (`NO_REPLY_EXPECTED`).
         public static let noReplyExpected = Flags(rawValue: 0x1)

@@ -90,6 +90,27 @@ public enum WireFormat {
         return writer.bytes
     }
 
+    /// How many bytes a message takes in all, from its first 16.
+    /// - Throws: `InvalidArgs` for an endianness byte that is neither, or
+    ///   lengths past the limits.
+    static func messageLength(_ fixedHeader: UnsafeRawBufferPointer) throws(DBusError) -> Int {
+        let big: Bool
+        switch fixedHeader[0] {
+        case UInt8(ascii: "l"): big = false
+        case UInt8(ascii: "B"): big = true
+        default: throw .invalidArgs("invalid message: the endianness byte is \(describe(byte: fixedHeader[0])) (at byte 0)")
+        }
+        func word(at offset: Int) -> Int {
+            let raw = fixedHeader.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            return Int(big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
+        }
+        let fieldsLength = word(at: 12)
+        guard fieldsLength <= maximumArrayLength else { throw .invalidArgs("invalid message: the header fields are longer than 64 MiB (at byte 12)") }
+        let total = (fixedHeaderSize + fieldsLength + 7) & ~7 + word(at: 4)
+        guard total <= maximumMessageSize else { throw .invalidArgs("invalid message: the message is longer than 128 MiB (at byte 4)") }
+        return total
+    }
+
     /// The header and body of the message `bytes` hold, all of it checked.
     /// - Throws: `InvalidArgs` saying what is wrong and at which offset.
     public static func decode(_ bytes: [UInt8]) throws(DBusError) -> (header: MessageHeader, body: [Value]) {

@@ -15,29 +15,18 @@ struct WireReader {
     init(message buffer: UnsafeRawBufferPointer) throws(DBusError) {
         guard buffer.count >= WireFormat.fixedHeaderSize else { throw Self.failure("the message is shorter than its fixed header", at: 0) }
         self.buffer = buffer
-        let big: Bool
-        switch buffer[0] {
-        case UInt8(ascii: "l"): big = false
-        case UInt8(ascii: "B"): big = true
-        default: throw Self.failure("the endianness byte is \(describe(byte: buffer[0]))", at: 0)
-        }
-        func word(at offset: Int) -> Int {
-            let raw = buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-            return Int(big ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
-        }
-        bigEndian = big
-        position = 4
-        let bodyLength = word(at: 4)
-        let fieldsLength = word(at: 12)
-        self.bodyLength = bodyLength
-        self.fieldsLength = fieldsLength
-        guard fieldsLength <= WireFormat.maximumArrayLength else { throw Self.failure("the header fields are longer than 64 MiB", at: 12) }
-        let headerEnd = (WireFormat.fixedHeaderSize + fieldsLength + 7) & ~7
-        let total = headerEnd + bodyLength
-        guard total <= WireFormat.maximumMessageSize else { throw Self.failure("the message is longer than 128 MiB", at: 4) }
+        let total = try WireFormat.messageLength(UnsafeRawBufferPointer(rebasing: buffer[0..<WireFormat.fixedHeaderSize]))
         guard total == buffer.count else {
             throw Self.failure("the header's lengths add up to \(total) bytes, but the message has \(buffer.count)", at: 4)
         }
+        bigEndian = buffer[0] == UInt8(ascii: "B")
+        position = 4
+        func word(at offset: Int) -> Int {
+            let raw = buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            return Int(buffer[0] == UInt8(ascii: "B") ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
+        }
+        bodyLength = word(at: 4)
+        fieldsLength = word(at: 12)
     }
 
     // MARK: The header

@@ -217,3 +217,33 @@ import WireAgreement
         return message
     }
 }
+
+/// A bus socket's bytes cut into whole messages, however the reads split them.
+@Suite struct MessageStreamTests {
+    static let messages: [[UInt8]] = WireFormatTests.headers.enumerated().map { index, header in
+        try! WireFormat.encode(header, body: WireFormatTests.bodies[index % WireFormatTests.bodies.count])
+    }
+
+    @Test(arguments: [1, 3, 16, 17, 100, 4096])
+    func messagesComeWholeWhateverTheReads(_ readSize: Int) throws {
+        let stream = Self.messages.flatMap { $0 }
+        var incoming = MessageStream()
+        var taken: [[UInt8]] = []
+        var offset = 0
+        while offset < stream.count {
+            let end = min(offset + readSize, stream.count)
+            stream[offset..<end].withUnsafeBytes { incoming.append($0) }
+            offset = end
+            while let message = try incoming.next() { taken.append(message) }
+        }
+        #expect(taken == Self.messages)
+    }
+
+    @Test func bytesThatCannotStartAMessageAreRefused() {
+        var incoming = MessageStream()
+        var bytes = Self.messages[0]
+        bytes[0] = UInt8(ascii: "x")
+        bytes.withUnsafeBytes { incoming.append($0) }
+        #expect(throws: DBusError.self) { try incoming.next() }
+    }
+}
