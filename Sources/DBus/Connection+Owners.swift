@@ -12,8 +12,15 @@ struct OwnerWatch {
     /// The name and its new owner (empty: none) when `signal` is the bus's
     /// own `NameOwnerChanged`; what both connection kinds follow.
     static func change(in signal: Message) -> (name: String, newOwner: String)? {
-        guard signal.sender == .bus, signal.member == "NameOwnerChanged", signal.interface == "org.freedesktop.DBus",
-            let (name, _, newOwner) = try? signal.decode(String.self, String.self, String.self)
+        change(sender: signal.sender, interface: signal.interface, member: signal.member) { () throws(DBusError) in try signal.arguments() }
+    }
+
+    /// The same, from a signal's header fields and its body (read only when they match).
+    static func change(
+        sender: BusName?, interface: InterfaceName?, member: MemberName?, arguments: () throws(DBusError) -> [Value]
+    ) -> (name: String, newOwner: String)? {
+        guard sender == .bus, member == "NameOwnerChanged", interface == "org.freedesktop.DBus",
+            let (name, _, newOwner) = try? arguments().decode(String.self, String.self, String.self)
         else { return nil }
         return (name, newOwner)
     }
