@@ -11,8 +11,9 @@
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode) and show them
 //   Routing       pure, the vocabulary: validated URLs, targets, handler specs and answers, outcomes, found links,
 //                 the chooser's question, rules as the contract shows them; the innermost-first walk
-//   CDBus         libdbus as a system library; only DBus imports it
-//   DBus          validated names, values, messages, a connection and its event loop
+//   CDBus         libdbus as a system library: for the fast front (scripts/build-front), the benchmarks'
+//                 C-shaped relay, and the tests' reference for the wire format; no library target imports it
+//   DBus          validated names, values, messages in the wire format, a connection to the bus's socket and its event loop
 //   DispatcherAPI the public D-Bus contract: names, members, option keys, result words, and
 //                 each value of the interfaces on the wire (over DBus and the vocabulary only)
 //   CSpawn        the C side of spawning: posix_spawn with a reset signal mask and closed descriptors
@@ -59,7 +60,7 @@ let package = Package(
             pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]
         ),
-        .target(name: "DBus", dependencies: ["CDBus", "SafeText", "Posix"]),
+        .target(name: "DBus", dependencies: ["SafeText", "Posix"]),
         .target(name: "DispatcherAPI", dependencies: ["DBus", "Routing"]),
         .target(name: "CSpawn"),
         .target(name: "Spawn", dependencies: ["CSpawn", "Posix", "SafeText"]),

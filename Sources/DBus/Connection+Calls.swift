@@ -1,4 +1,3 @@
-import CDBus
 import Dispatch
 import Synchronization
 
@@ -89,7 +88,7 @@ extension Connection {
     /// the deadline here is one entry in the loop's table.
     func start(_ pending: PendingCall, _ message: Message, timeout: Duration) {
         loop.assertOnQueue()
-        guard let raw = loop.raw, dbus_connection_get_is_connected(raw) != 0 else {
+        guard loop.socket != nil else {
             settle(pending, .failure(state.withLock { $0.closeReason } ?? .disconnected("the connection is closed")))
             return
         }
@@ -102,12 +101,14 @@ extension Connection {
             return
         }
         // Before the call, so that the bus's answers about the owner precede its reply.
-        if let name = pending.authority.watchedName { watchOwner(for: pending, of: name, on: raw) }
-        var serial: UInt32 = 0
-        guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
+        if let name = pending.authority.watchedName { watchOwner(for: pending, of: name) }
+        let serial: UInt32
+        do {
+            serial = try loop.send(message)
+        } catch {
             stopAwaiting(pending)
             stopWatchingOwner(for: pending)
-            settle(pending, .failure(.noMemory))
+            settle(pending, .failure(error))
             return
         }
         pending.serial = serial

@@ -1,4 +1,4 @@
-import CDBus
+import Glibc
 
 extension Connection {
     /// Exports an object at `path` with the given interfaces, replacing any
@@ -199,76 +199,66 @@ extension Connection {
     }
 
     /// Finds the method a call is for, checks its signature and decodes its
-    /// arguments. The header's path, interface, member and signature are
-    /// compared where libdbus holds them: `String`s are made of them only
-    /// for the standard interfaces and for errors, not for every call.
+    /// arguments: the body is read only for a call that reaches a method
+    /// with its signature.
     private func route(_ message: Message) -> Delivery {
-        withExtendedLifetime(message) {
-            guard let path = dbus_message_get_path(message.raw), let member = dbus_message_get_member(message.raw) else {
-                return .reply(.failure(.invalidArgs("method call without path or member")))
+        let header = message.header
+        guard let path = header.path, let member = header.member else {
+            return .reply(.failure(.invalidArgs("method call without path or member")))
+        }
+        let interface = header.interface
+        if let standard = routeStandard(message, interface: interface, member: member) { return standard }
+        guard let interfaces = exportedInterfaces(at: path) else {
+            return .reply(.failure(DBusError(.unknownObject, "no object at path \(path)")))
+        }
+        // Plain loops over the exported interfaces: this runs for every call.
+        var method: ExportedMethod?
+        var interfaceFound = false
+        search: for exported in interfaces {
+            if let interface {
+                guard exported.name == interface else { continue }
+                interfaceFound = true
             }
-            let interface = dbus_message_get_interface(message.raw)
-            if let standard = routeStandard(message, interface: interface, member: member) { return standard }
-            guard let interfaces = exportedInterfaces(at: path) else {
-                return .reply(.failure(DBusError(.unknownObject, "no object at path \(String(cString: path))")))
+            for candidate in exported.methods where candidate.name == member {
+                method = candidate
+                break search
             }
-            // Plain loops over the exported interfaces: this runs for every call.
-            var method: ExportedMethod?
-            var interfaceFound = false
-            search: for exported in interfaces {
-                if let interface {
-                    guard exported.name.rawValue.equals(cString: interface) else { continue }
-                    interfaceFound = true
-                }
-                for candidate in exported.methods where candidate.name.rawValue.equals(cString: member) {
-                    method = candidate
-                    break search
-                }
-                if interface != nil { break }
-            }
-            if let interface, !interfaceFound {
-                return .reply(.failure(DBusError(
-                    .unknownInterface, "object \(String(cString: path)) has no interface \(String(cString: interface))")))
-            }
-            guard let method else {
-                let owner = interface.map { " on interface \(String(cString: $0))" } ?? ""
-                return .reply(.failure(DBusError(.unknownMethod, "no method \(String(cString: member))\(owner) at \(String(cString: path))")))
-            }
-            guard let signature = dbus_message_get_signature(message.raw), method.inputSignature.rawValue.equals(cString: signature) else {
-                return .reply(
-                    .failure(
-                        .invalidArgs(
-                            "\(method.name) takes arguments of type '\(method.inputSignature)', got '\(message.signature)'")))
-            }
-            do throws(DBusError) {
-                return .run(method, MethodCall(message: message, arguments: try message.arguments()))
-            } catch {
-                return .reply(.failure(error))
-            }
+            if interface != nil { break }
+        }
+        if let interface, !interfaceFound {
+            return .reply(.failure(DBusError(.unknownInterface, "object \(path) has no interface \(interface)")))
+        }
+        guard let method else {
+            let owner = interface.map { " on interface \($0)" } ?? ""
+            return .reply(.failure(DBusError(.unknownMethod, "no method \(member)\(owner) at \(path)")))
+        }
+        guard method.inputSignature == header.signature else {
+            return .reply(.failure(.invalidArgs("\(method.name) takes arguments of type '\(method.inputSignature)', got '\(header.signature)'")))
+        }
+        do throws(DBusError) {
+            return .run(method, MethodCall(message: message, arguments: try message.arguments()))
+        } catch {
+            return .reply(.failure(error))
         }
     }
 
     /// The interfaces exported at `path`. The object found last is kept
-    /// (until objects change), so that a run of calls to one object makes
-    /// and hashes no `String` of its path.
-    private func exportedInterfaces(at path: UnsafePointer<CChar>) -> [ExportedInterface]? {
+    /// (until objects change), so that a run of calls to one object hashes
+    /// no path.
+    private func exportedInterfaces(at path: ObjectPath) -> [ExportedInterface]? {
         state.withLock { state in
-            if let last = state.lastRoutedObject, last.path.rawValue.equals(cString: path) { return last.interfaces }
-            let key = ObjectPath(trusted: String(cString: path))
-            guard let found = state.objects[key] else { return nil }
-            state.lastRoutedObject = (key, found)
+            if let last = state.lastRoutedObject, last.path == path { return last.interfaces }
+            guard let found = state.objects[path] else { return nil }
+            state.lastRoutedObject = (path, found)
             return found
         }
     }
 
-    /// Answers `Introspect` and `org.freedesktop.DBus.Properties` for the
-    /// exported objects; `nil` for every other call, and for these where
-    /// nothing is exported (they then get the errors any call would).
-    private func routeStandard(_ message: Message, interface: UnsafePointer<CChar>?, member: UnsafePointer<CChar>) -> Delivery? {
-        let introspect = "Introspect".equals(cString: member)
-            && (interface.map { "org.freedesktop.DBus.Introspectable".equals(cString: $0) } ?? true)
-        let properties = interface.map { "org.freedesktop.DBus.Properties".equals(cString: $0) } ?? false
-        guard introspect || properties, let path = message.path, let member = message.member else { return nil }
+    private func routeStandard(_ message: Message, interface: InterfaceName?, member: MemberName) -> Delivery? {
+        if interface?.rawValue == "org.freedesktop.DBus.Peer" { return peer(member, message) }
+        let introspect = member.rawValue == "Introspect" && (interface.map { $0.rawValue == "org.freedesktop.DBus.Introspectable" } ?? true)
+        let properties = interface?.rawValue == "org.freedesktop.DBus.Properties"
+        guard introspect || properties, let path = message.path else { return nil }
         let interfaces = state.withLock { $0.objects[path] }
         if introspect {
             // Children are worked out for Introspect only, not for every call.
@@ -285,6 +275,39 @@ extension Connection {
             return .reply(.failure(error))
         }
     }
+
+    /// Answers `org.freedesktop.DBus.Peer` at any path, whether or not an
+    /// object is exported there, as every D-Bus library does: `Ping`, and
+    /// `GetMachineId` from the machine's D-Bus ID.
+    private func peer(_ member: MemberName, _ message: Message) -> Delivery {
+        guard message.signature.types.isEmpty else {
+            return .reply(.failure(.invalidArgs("\(member) takes no arguments, got '\(message.signature)'")))
+        }
+        switch member.rawValue {
+        case "Ping":
+            return .reply(.success([]))
+        case "GetMachineId":
+            guard let id = Self.machineID else {
+                return .reply(.failure(.failed("this machine has no D-Bus machine ID (/etc/machine-id, /var/lib/dbus/machine-id)")))
+            }
+            return .reply(.success([.string(id)]))
+        default:
+            return .reply(.failure(DBusError(.unknownMethod, "no method \(member) on interface org.freedesktop.DBus.Peer")))
+        }
+    }
+
+    /// The machine's D-Bus ID: 32 lower-case hexadecimal digits, read once.
+    private static let machineID: String? = {
+        for path in ["/etc/machine-id", "/var/lib/dbus/machine-id"] {
+            guard let file = fopen(path, "r") else { continue }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 64)
+            guard fgets(&line, Int32(line.count), file) != nil else { continue }
+            let id = String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if id.utf8.count == 32, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) { return id }
+        }
+        return nil
+    }()
 
     /// Answers `org.freedesktop.DBus.Properties`; all properties are read-only.
     private func properties(_ member: MemberName, _ message: Message, _ interfaces: [ExportedInterface])

@@ -1,5 +1,3 @@
-import CDBus
-
 /// The owners of one well-known name that calls are waiting on, as the bus
 /// reports them: first `GetNameOwner`, then each `NameOwnerChanged`. Kept in
 /// `ConnectionState`, touched only on the loop queue.
@@ -43,7 +41,7 @@ extension Connection {
     /// answers reach us before the call's reply can. Later calls reuse what
     /// was learned. The watch lasts as long as the connection; a connection
     /// calls few well-known names.
-    func watchOwner(for pending: PendingCall, of name: String, on raw: OpaquePointer) {
+    func watchOwner(for pending: PendingCall, of name: String) {
         loop.assertOnQueue()
         let (isNew, owner): (Bool, String?) = state.withLock { state in
             if var watch = state.ownerWatches[name] {
@@ -64,7 +62,7 @@ extension Connection {
             // Unanswered: a bus that refuses the rule (LimitsExceeded) leaves
             // activations unseen, and their replies are dropped: fail closed.
             match.setNoReply()
-            _ = dbus_connection_send(raw, match.raw, nil)
+            _ = try? loop.send(match)
         }
         guard let query = try? Message.methodCall(
             destination: .bus, path: busPath, interface: "org.freedesktop.DBus", member: "GetNameOwner",

@@ -1,4 +1,3 @@
-import CDBus
 import Dispatch
 import Glibc
 import Synchronization
@@ -26,7 +25,9 @@ public final class Connection: Sendable {
     /// - Parameters:
     ///   - address: a D-Bus address such as `unix:path=/run/user/1000/bus`.
     ///   - timeout: how long registration may take.
-    /// - Throws: the libdbus error for a bad or unreachable address, or the bus's error.
+    /// - Throws: `BadAddress` for an address this module cannot reach; the
+    ///   connect error as libdbus named it (`FileNotFound`, `NoServer`,
+    ///   `AccessDenied`); `AuthFailed`; `NoReply` when `timeout` passes; the bus's error.
     public static func connect(to address: String, timeout: Duration = .seconds(25)) async throws(DBusError)
         -> Connection
     {
@@ -35,8 +36,10 @@ public final class Connection: Sendable {
 
     /// `connect(to:timeout:)` with the poll the loop waits with (tests make it fail).
     static func connect(to address: String, timeout: Duration, poll: @escaping WatchPoller.Poll) async throws(DBusError) -> Connection {
-        // Authentication happens on the loop.
-        let raw = try LibDBus.openPrivate(address)
+        let deadline = ContinuousClock.now + timeout
+        // A local socket connects and authenticates in well under a
+        // millisecond; the deadline bounds a bus that does not answer.
+        let socket = try BusSocket.connect(to: try BusAddress(address), before: deadline)
 
         let connection = Connection(loop: EventLoop(label: "openurld.dbus"))
         // A deliberate cycle: an open connection stays alive, and keeps
@@ -45,21 +48,19 @@ public final class Connection: Sendable {
         connection.loop.onMessage = { connection.receive($0) }
         connection.loop.onFailure = { connection.teardown($0) }
         connection.loop.onCallDeadline = { connection.callTimedOut($0) }
-        let attached = connection.loop.queue.sync { Result { () throws(DBusError) in try connection.loop.attach(raw, poll: poll) } }
+        let attached = connection.loop.queue.sync { Result { () throws(DBusError) in try connection.loop.attach(socket, poll: poll) } }
         if case .failure(let error) = attached {
             connection.loop.onMessage = { _ in }
             connection.loop.onFailure = { _ in }
             connection.loop.onCallDeadline = { _ in }
-            dbus_connection_close(raw)
-            dbus_connection_unref(raw)
+            socket.close()
             throw error
         }
         do {
             let hello = try Message.methodCall(
                 destination: .bus, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "Hello")
-            let name = try await connection.call(hello, timeout: timeout).decode(String.self)
-            connection.loop.sync { _ = dbus_bus_set_unique_name(raw, name) }
+            let name = try await connection.call(hello, timeout: deadline - ContinuousClock.now).decode(String.self)
             connection.state.withLock { $0.uniqueName = BusName(trusted: name) }
         } catch {
             connection.close()
@@ -119,9 +120,7 @@ public final class Connection: Sendable {
         // elsewhere, `sync` runs it on the calling thread while the loop is
         // idle (libdispatch's sync does not switch threads then): a reply
         // from a task costs no hop.
-        loop.sync {
-            if let raw = loop.raw { _ = dbus_connection_send(raw, message.raw, nil) }
-        }
+        loop.sync { _ = try? loop.send(message) }
     }
 
     /// Runs `handler` once, on the loop queue, when the connection closes for any
@@ -145,7 +144,7 @@ public final class Connection: Sendable {
     /// Closes the connection. Calls in flight fail with `Disconnected`; every
     /// registered disconnect handler runs. Closing twice does nothing.
     ///
-    /// From a method or signal handler (on the loop queue, inside libdbus's
+    /// From a method or signal handler (on the loop queue, inside the loop's
     /// dispatch) the close happens right after the handler returns; from
     /// anywhere else, before `close()` returns.
     public func close() {
@@ -163,22 +162,19 @@ public final class Connection: Sendable {
         case .methodCall:
             handleMethodCall(message)
         case .signal:
-            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
-                // Not inline: libdbus is inside dispatch; tear down after it returns.
-                loop.queue.async { [self] in teardown(.disconnected("the bus closed the connection")) }
-            } else {
-                noteOwnerChange(message)
-                deliverSignal(message)
-            }
+            // The bus leaving is the socket's end (`EventLoop`); a signal on
+            // the bus's local interface never arrives (`WireFormat` refuses it).
+            noteOwnerChange(message)
+            deliverSignal(message)
         case .methodReturn, .error:
             receiveReply(message)
         }
     }
 
-    /// Closes and releases the libdbus connection. Runs on the loop queue.
+    /// Closes the socket and fails what waits on it. Runs on the loop queue.
     private func teardown(_ reason: DBusError) {
         loop.assertOnQueue()
-        guard let raw = loop.raw else { return }
+        guard loop.socket != nil else { return }
         let (handlers, pending) = state.withLock { state in
             state.isOpen = false
             state.closeReason = reason
@@ -194,13 +190,14 @@ public final class Connection: Sendable {
             return (state.disconnectHandlers, Array(state.calls.values))
         }
         releaseIdleCallWorkers()
-        flushOutgoing(raw, within: .seconds(1))
+        // The last replies, written out before the socket closes: closing
+        // drops them otherwise, and their callers would wait for replies that
+        // never come.
+        loop.flush(within: .seconds(1))
         loop.detach()
         loop.onMessage = { _ in }
         loop.onCallDeadline = { _ in }
-        dbus_connection_close(raw)
         for call in pending { call.abandon(with: reason) }
-        dbus_connection_unref(raw)
         for handler in handlers { handler(reason) }
     }
 }
@@ -213,17 +210,6 @@ public struct DroppedReply: Sendable, Equatable {
     public let destination: BusName
     /// The method called.
     public let member: MemberName?
-}
-
-/// Writes out the messages still queued on `raw` (the last replies, on a
-/// deliberate close), for at most `limit`: closing drops them otherwise, and
-/// their callers would wait for replies that never come.
-func flushOutgoing(_ raw: OpaquePointer, within limit: Duration) {
-    let clock = ContinuousClock()
-    let deadline = clock.now + limit
-    while dbus_connection_has_messages_to_send(raw) != 0, dbus_connection_get_is_connected(raw) != 0, clock.now < deadline {
-        _ = dbus_connection_read_write(raw, 50)
-    }
 }
 
 /// Everything about a connection that other threads may touch.

@@ -24,26 +24,6 @@ public indirect enum DBusType: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Calls `body` with this type's signature as a C string: a basic
-    /// type's from the stack, with no `String` made (a variant's inner type
-    /// and a dictionary's entry type are written for every value sent).
-    func withSignature<R>(_ body: (UnsafePointer<CChar>) -> R) -> R {
-        guard let code = basicCode else { return description.withCString(body) }
-        var text: (CChar, CChar) = (CChar(bitPattern: code), 0)
-        return withUnsafePointer(to: &text) { $0.withMemoryRebound(to: CChar.self, capacity: 2, body) }
-    }
-
-    /// Calls `body` with the signature of a dictionary entry of `key` and
-    /// `value` (`{sv}`) as a C string, from the stack when both are basic.
-    static func withEntrySignature<R>(key: DBusType, value: DBusType, _ body: (UnsafePointer<CChar>) -> R) -> R {
-        guard let keyCode = key.basicCode, let valueCode = value.basicCode else {
-            return ("{" + key.description + value.description + "}").withCString(body)
-        }
-        var text: (CChar, CChar, CChar, CChar, CChar) =
-            (CChar(bitPattern: UInt8(ascii: "{")), CChar(bitPattern: keyCode), CChar(bitPattern: valueCode), CChar(bitPattern: UInt8(ascii: "}")), 0)
-        return withUnsafePointer(to: &text) { $0.withMemoryRebound(to: CChar.self, capacity: 5, body) }
-    }
-
     /// The length of `description`, counted without making it.
     var signatureLength: Int {
         switch self {

@@ -1,22 +1,23 @@
-import CDBus
 import CDispatch
 import Dispatch
 import Glibc
+import Posix
 import Synchronization
 
-/// Services one libdbus connection on one serial queue.
+/// Services one bus socket on one serial queue.
 ///
-/// libdbus tells us which file descriptors to watch and which timeouts to run.
-/// Enabled watches are polled by a `WatchPoller` thread and handled on
-/// `queue`; enabled timeouts share that thread's poll timeout, set for the
-/// earliest of them, and are handled on `queue` too. Every libdbus
-/// call for the connection happens on `queue`, so libdbus never sees two
-/// threads at once and no thread ever blocks inside libdbus on the socket.
+/// The socket is polled by a `WatchPoller` thread and read, written and
+/// closed on `queue`; the deadlines of the connection's calls share that
+/// thread's poll timeout, set for the earliest of them, and are handled on
+/// `queue` too. Messages are read whole (`MessageStream`), their headers
+/// checked (`WireFormat`), and handed to `onMessage` in arrival order, at
+/// the end of the turn that read them.
 final class EventLoop: @unchecked Sendable {
     // @unchecked: every stored property below except `queue` is read and written
     // only on `queue` (checked by `assertOnQueue` in debug builds).
     let queue: DispatchQueue
-    private(set) var raw: OpaquePointer?
+    /// The socket, while attached.
+    private(set) var socket: BusSocket?
     /// Whether the current turn should dispatch before it ends. Touched only on `queue`.
     private var dispatchWanted = false
     /// Called on `queue` for each incoming message, replies included (`Connection.receiveReply` matches them).
@@ -56,7 +57,7 @@ final class EventLoop: @unchecked Sendable {
         return dispatch_get_specific(Self.queueKeyAddress) == queueMarker
     }
 
-    func assertOnQueue() { assert(isOnQueue, "libdbus touched off its loop queue") }
+    func assertOnQueue() { assert(isOnQueue, "the bus socket touched off its loop queue") }
 
     /// Runs `body` on the loop queue and waits for it; runs it inline when already there.
     func sync<T>(_ body: () throws -> T) rethrows -> T {
@@ -103,51 +104,191 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Attaching and detaching
 
-    /// Installs the loop's callbacks on `connection`. Must run on `queue`.
-    /// - Throws: when the poll thread cannot be started; nothing is installed then.
-    func attach(_ connection: OpaquePointer, poll: @escaping WatchPoller.Poll = { Glibc.poll($0, $1, $2) }) throws(DBusError) {
+    /// Starts polling `socket`. Must run on `queue`.
+    /// - Throws: when the poll thread cannot be started; nothing is attached then.
+    func attach(_ socket: BusSocket, poll: @escaping WatchPoller.Poll = { Glibc.poll($0, $1, $2) }) throws(DBusError) {
         assertOnQueue()
-        poller = try WatchPoller(queue: queue, poll: poll, handle: { [weak self] entry, flags in self?.handleReady(entry, flags: flags) },
-                                 onDeadline: { [weak self] in self?.turn { self?.fireDueTimeouts() } },
+        poller = try WatchPoller(queue: queue, poll: poll, handle: { [weak self] entry, revents in self?.handleReady(entry, revents: revents) },
+                                 onDeadline: { [weak self] in self?.turn { self?.fireDueDeadlines() } },
                                  fail: { [weak self] error in
                                      guard let loop = self else { return }
                                      // Disconnected, as the bus leaving is: nothing asked on it was answered.
                                      loop.queue.async { loop.onFailure(.disconnected("the D-Bus poll failed: \(error)")) }
                                  })
-        raw = connection
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        dbus_connection_set_watch_functions(
-            connection, watchAdded, watchRemoved, watchToggled, context, nil)
-        dbus_connection_set_timeout_functions(
-            connection, timeoutAdded, timeoutRemoved, timeoutToggled, context, nil)
-        dbus_connection_set_dispatch_status_function(connection, dispatchStatusChanged, context, nil)
-        dbus_connection_set_wakeup_main_function(connection, wakeUp, context, nil)
-        dbus_connection_add_filter(connection, filterMessage, context, nil)
-        scheduleDispatch()
+        self.socket = socket
+        readable = WatchPoller.Entry(fd: socket.descriptor.rawValue, events: Int16(POLLIN))
+        poller?.set(readable!, enabled: true)
     }
 
-    /// Removes every callback, cancelling all sources. Must run on `queue`.
-    /// After this, libdbus holds no pointer to the loop.
+    /// Stops polling and closes the socket. Must run on `queue`.
     func detach() {
         assertOnQueue()
-        guard let connection = raw else { return }
-        dbus_connection_remove_filter(connection, filterMessage, Unmanaged.passUnretained(self).toOpaque())
-        // Replacing the functions makes libdbus call the old remove function on
-        // every watch and timeout, which cancels their sources.
-        dbus_connection_set_watch_functions(connection, nil, nil, nil, nil, nil)
-        dbus_connection_set_timeout_functions(connection, nil, nil, nil, nil, nil)
-        dbus_connection_set_dispatch_status_function(connection, nil, nil, nil)
-        dbus_connection_set_wakeup_main_function(connection, nil, nil, nil)
+        guard let socket else { return }
+        if let readable { poller?.set(readable, enabled: false) }
+        if let writable { poller?.set(writable, enabled: false) }
         poller?.stop()
         poller = nil
-        stopTimer()
-        raw = nil
+        readable = nil
+        writable = nil
+        socket.close()
+        self.socket = nil
+        received.removeAll()
+        outgoing.removeAll()
+        callDeadlines = [:]
+        timerSetFor = nil
+    }
+
+    // MARK: Sending
+
+    /// The last serial given to a message sent.
+    private var lastSerial: UInt32 = 0
+    /// Bytes written to no socket yet, because it was full.
+    private var outgoing: [UInt8] = []
+    private var outgoingStart = 0
+
+    /// Numbers `message` (unless it came with a serial) and writes it, or
+    /// queues what the socket has no room for. Must run on `queue`.
+    /// - Returns: its serial.
+    /// - Throws: `InvalidArgs` when it cannot be written (too large);
+    ///   `Disconnected` when the loop is detached.
+    func send(_ message: Message) throws(DBusError) -> UInt32 {
+        assertOnQueue()
+        guard socket != nil else { throw .disconnected("the connection is closed") }
+        var serial = message.serial
+        if serial == 0 {
+            lastSerial = lastSerial == UInt32.max ? 1 : lastSerial + 1
+            serial = lastSerial
+        }
+        let bytes = try message.wireBytes(serial: serial)
+        if outgoingStart == outgoing.count {
+            outgoing.removeAll(keepingCapacity: true)
+            outgoingStart = 0
+            let written = write(bytes[...])
+            if written < bytes.count { outgoing.append(contentsOf: bytes[written...]) }
+        } else {
+            outgoing.append(contentsOf: bytes)
+        }
+        waitForRoomIfNeeded()
+        return serial
+    }
+
+    /// Writes as much of `bytes` as the socket takes now; how much it took.
+    /// A failure other than a full socket closes the connection (at the end of the turn).
+    private func write(_ bytes: ArraySlice<UInt8>) -> Int {
+        guard let socket else { return 0 }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { all in
+                retryingOnInterrupt { Glibc.send(socket.descriptor.rawValue, all.baseAddress! + offset, all.count - offset, Int32(MSG_NOSIGNAL)) }
+            }
+            if written > 0 {
+                offset += written
+                continue
+            }
+            let failure = Errno.current
+            if written < 0, failure != .wouldBlock { lose("the bus connection failed: \(failure)") }
+            break
+        }
+        return offset
+    }
+
+    /// Writes what is queued, as far as the socket takes it.
+    private func flushQueued() {
+        guard outgoingStart < outgoing.count else { return }
+        outgoingStart += write(outgoing[outgoingStart...])
+        if outgoingStart == outgoing.count {
+            outgoing.removeAll(keepingCapacity: true)
+            outgoingStart = 0
+        }
+        waitForRoomIfNeeded()
+    }
+
+    /// Polls for room to write while bytes are queued, and only then.
+    private func waitForRoomIfNeeded() {
+        let waiting = outgoingStart < outgoing.count
+        guard waiting != (writable != nil), let socket, let poller else { return }
+        if waiting {
+            writable = WatchPoller.Entry(fd: socket.descriptor.rawValue, events: Int16(POLLOUT))
+            poller.set(writable!, enabled: true)
+        } else if let entry = writable {
+            writable = nil
+            poller.set(entry, enabled: false)
+        }
+    }
+
+    /// Whether bytes are waiting to be written.
+    var hasQueuedBytes: Bool { outgoingStart < outgoing.count }
+
+    /// Writes what is queued, waiting for room for at most `limit` (the last
+    /// replies, on a deliberate close: closing drops them otherwise, and their
+    /// callers would wait for replies that never come).
+    func flush(within limit: Duration) {
+        assertOnQueue()
+        let deadline = ContinuousClock.now + limit
+        while hasQueuedBytes, let socket, ContinuousClock.now < deadline {
+            flushQueued()
+            guard hasQueuedBytes else { return }
+            var polled = pollfd(fd: socket.descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
+            _ = retryingOnInterrupt { Glibc.poll(&polled, 1, 50) }
+        }
+    }
+
+    // MARK: Receiving
+
+    /// The bytes read and not yet cut into messages.
+    private var stream = MessageStream()
+    /// Messages read and not yet dispatched, in order; `receivedStart` is the next.
+    private var received: [Message] = []
+    private var receivedStart = 0
+    /// Where each read from the socket lands.
+    private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Reads what has come, up to a few chunks a turn so that one busy
+    /// peer cannot hold the queue, and cuts it into messages.
+    private func readAvailable() {
+        guard let socket else { return }
+        var ended: String?
+        for _ in 0..<16 {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                retryingOnInterrupt { Glibc.recv(socket.descriptor.rawValue, buffer.baseAddress, buffer.count, 0) }
+            }
+            if count == 0 {
+                ended = "the bus closed the connection"
+                break
+            }
+            if count < 0 {
+                let failure = Errno.current
+                if failure != .wouldBlock { ended = "the bus connection failed: \(failure)" }
+                break
+            }
+            chunk.withUnsafeBytes { stream.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            if count < chunk.count { break }
+        }
+        do {
+            while let bytes = try stream.next() {
+                // A type the specification does not define is ignored, as it asks.
+                guard Message.Kind(wireCode: bytes[1]) != nil else { continue }
+                received.append(try Message(received: bytes))
+            }
+        } catch {
+            lose("the bus sent a message that is not valid: \(error.message)")
+        }
+        // What came before the end is still dispatched: the close follows it.
+        if let ended { lose(ended) }
+    }
+
+    /// The connection cannot go on: it closes with `reason` once this turn ends.
+    private var lost = false
+    private func lose(_ reason: String) {
+        guard !lost else { return }
+        lost = true
+        queue.async { [self] in onFailure(.disconnected(reason)) }
     }
 
     // MARK: Dispatching
 
     /// Asks for a round of dispatching: at the end of the current turn when
-    /// there is one (the common case: libdbus has just read a message on the
+    /// there is one (the common case: a message has just been read on the
     /// poll thread, which then dispatches it itself), else in a turn of its own.
     func scheduleDispatch() {
         if isInTurn {
@@ -157,27 +298,27 @@ final class EventLoop: @unchecked Sendable {
         queue.async { [self] in turn { dispatchWanted = true } }
     }
 
-    /// Dispatches queued messages, at most a batch of them.
+    /// Dispatches messages read, at most a batch of them.
     private func dispatchPending() {
-        guard let connection = raw else { return }
         var budget = 64
-        // dbus_connection_dispatch returns the status after its message, so
-        // the queue is looked at (under the connection's lock) once a message.
-        var status = dbus_connection_get_dispatch_status(connection)
-        while status == DBUS_DISPATCH_DATA_REMAINS, budget > 0, raw != nil {
-            status = dbus_connection_dispatch(connection)
+        while receivedStart < received.count, budget > 0, socket != nil {
+            let message = received[receivedStart]
+            receivedStart += 1
             budget -= 1
+            onMessage(message)
         }
-        if raw != nil, status == DBUS_DISPATCH_DATA_REMAINS {
+        if receivedStart == received.count {
+            received.removeAll(keepingCapacity: true)
+            receivedStart = 0
+        } else if socket != nil {
             dispatchWanted = true
         }
     }
 
     /// The end of the outermost turn: one batch of dispatching if asked for,
     /// then the jobs of the tasks it (or the turn) woke. What is left (more
-    /// messages than a batch, or messages the jobs' calls read) gets a turn
-    /// of its own, so that watches and cross-thread work are serviced between
-    /// batches.
+    /// messages than a batch) gets a turn of its own, so that the socket and
+    /// cross-thread work are serviced between batches.
     private func endTurn() {
         if dispatchWanted {
             dispatchWanted = false
@@ -192,49 +333,33 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Watches
 
-    /// Waits on the enabled watches; created by `attach`, stopped by `detach`.
+    /// Waits on the socket; created by `attach`, stopped by `detach`.
     private var poller: WatchPoller?
+    /// The socket's read watch, always on while attached.
+    private var readable: WatchPoller.Entry?
+    /// Its write watch, on only while bytes are queued.
+    private var writable: WatchPoller.Entry?
 
-    fileprivate func watchChanged(_ watch: OpaquePointer, removed: Bool = false) {
-        let entry: WatchPoller.Entry
-        if let data = dbus_watch_get_data(watch) {
-            entry = Unmanaged<WatchPoller.Entry>.fromOpaque(data).takeUnretainedValue()
-        } else {
-            guard !removed else { return }
-            entry = WatchPoller.Entry(watch: watch)
-            dbus_watch_set_data(watch, Unmanaged.passRetained(entry).toOpaque()) { data in
-                if let data { Unmanaged<WatchPoller.Entry>.fromOpaque(data).release() }
-            }
-        }
-        poller?.set(entry, enabled: !removed && dbus_watch_get_enabled(watch) != 0)
-    }
-
-    /// Handles a ready watch on the queue, unless it was removed or disabled
-    /// after the poll thread saw it.
-    private func handleReady(_ entry: WatchPoller.Entry, flags: UInt32) {
+    /// Handles a ready watch on the queue, unless it was removed after the
+    /// poll thread saw it.
+    private func handleReady(_ entry: WatchPoller.Entry, revents: Int16) {
         turn {
-            guard raw != nil, poller?.isEnabled(entry) == true else { return }
-            _ = dbus_watch_handle(entry.watch, flags)
-            // Dispatch what was just read where it was read, at the end of
-            // this turn (outside libdbus, so it is safe).
+            guard socket != nil, poller?.isEnabled(entry) == true else { return }
+            if entry === writable {
+                flushQueued()
+                return
+            }
+            readAvailable()
+            // Dispatch what was just read where it was read, at the end of this turn.
             dispatchWanted = true
         }
     }
 
-    // MARK: Timeouts
+    // MARK: Deadlines
 
-    /// One enabled libdbus timeout: when it next fires, and its period.
-    private struct Deadline {
-        let timeout: OpaquePointer
-        var next: DispatchTime
-        let interval: DispatchTimeInterval
-    }
-
-    /// Every enabled libdbus timeout, by address.
-    private var deadlines: [UInt: Deadline] = [:]
     /// The deadlines of the connection's calls awaiting replies, by serial.
-    /// Both kinds share the poll thread's one deadline, set for the earliest
-    /// of them: nothing is made and destroyed per call.
+    /// They share the poll thread's one deadline, set for the earliest of
+    /// them: nothing is made and destroyed per call.
     private var callDeadlines: [UInt32: DispatchTime] = [:]
     private var timerSetFor: DispatchTime?
 
@@ -251,31 +376,13 @@ final class EventLoop: @unchecked Sendable {
         callDeadlines.removeValue(forKey: serial)
     }
 
-    /// (Re)starts `timeout`'s interval when enabled, forgets it when not, as
-    /// libdbus expects after an add or a toggle. Runs on `queue`.
-    fileprivate func arm(timeout: OpaquePointer) {
-        let key = UInt(bitPattern: timeout)
-        guard dbus_timeout_get_enabled(timeout) != 0 else {
-            disarm(timeout: timeout)
-            return
-        }
-        let interval = DispatchTimeInterval.milliseconds(Int(max(dbus_timeout_get_interval(timeout), 0)))
-        deadlines[key] = Deadline(timeout: timeout, next: .now() + interval, interval: interval)
-        rescheduleTimer()
-    }
-
-    fileprivate func disarm(timeout: OpaquePointer) {
-        deadlines.removeValue(forKey: UInt(bitPattern: timeout))
-    }
-
-    /// Sets the poll thread's deadline for the earliest timeout, unless it is
+    /// Sets the poll thread's deadline for the earliest call's, unless it is
     /// already set no later. It is never moved later: one that comes early
     /// finds nothing due and is set again. Moving it wakes the poll thread,
     /// and a call that comes and goes within its timeout (nearly every call)
     /// would move it twice.
     private func rescheduleTimer() {
         var found: DispatchTime?
-        for deadline in deadlines.values where found.map({ deadline.next < $0 }) ?? true { found = deadline.next }
         for deadline in callDeadlines.values where found.map({ deadline < $0 }) ?? true { found = deadline }
         guard let earliest = found else { return }
         if let timerSetFor, timerSetFor <= earliest { return }
@@ -283,82 +390,12 @@ final class EventLoop: @unchecked Sendable {
         poller?.setDeadline(earliest)
     }
 
-    /// Handles every timeout that is due (each may remove or re-add
-    /// timeouts), starts the due ones' next intervals, re-sets the timer.
-    private func fireDueTimeouts() {
+    /// Tells `onCallDeadline` of every call whose deadline passed, then re-sets the timer.
+    private func fireDueDeadlines() {
         timerSetFor = nil
         let now = DispatchTime.now()
-        for (key, deadline) in deadlines where deadline.next <= now {
-            guard deadlines[key] != nil else { continue }  // removed by an earlier one
-            deadlines[key]?.next = now + deadline.interval
-            _ = dbus_timeout_handle(deadline.timeout)
-        }
         let due = callDeadlines.filter { $0.value <= now }.keys
         for serial in due where callDeadlines.removeValue(forKey: serial) != nil { onCallDeadline(serial) }
         rescheduleTimer()
-        scheduleDispatch()
     }
-
-    /// Forgets the timeouts (on detach, after libdbus removed every one; the poll thread has stopped).
-    private func stopTimer() {
-        timerSetFor = nil
-        deadlines = [:]
-        callDeadlines = [:]
-    }
-}
-
-// MARK: - C callbacks
-// libdbus calls these on the loop queue, because every libdbus call for the
-// connection is made there. `data` is the unretained EventLoop: the loop
-// outlives the callbacks because `detach` removes them before it is released.
-
-private func loop(_ data: UnsafeMutableRawPointer?) -> EventLoop {
-    Unmanaged<EventLoop>.fromOpaque(data!).takeUnretainedValue()
-}
-
-private func watchAdded(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
-    loop(data).watchChanged(watch!)
-    return 1
-}
-
-private func watchRemoved(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    loop(data).watchChanged(watch!, removed: true)
-}
-
-private func watchToggled(_ watch: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    loop(data).watchChanged(watch!)
-}
-
-private func timeoutAdded(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) -> dbus_bool_t {
-    loop(data).arm(timeout: timeout!)
-    return 1
-}
-
-private func timeoutRemoved(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    guard let timeout else { return }
-    loop(data).disarm(timeout: timeout)
-}
-
-private func timeoutToggled(_ timeout: OpaquePointer?, _ data: UnsafeMutableRawPointer?) {
-    loop(data).arm(timeout: timeout!)
-}
-
-private func dispatchStatusChanged(
-    _ connection: OpaquePointer?, _ status: DBusDispatchStatus, _ data: UnsafeMutableRawPointer?
-) {
-    // Never dispatch from inside this callback: libdbus holds its lock here.
-    if status == DBUS_DISPATCH_DATA_REMAINS { loop(data).scheduleDispatch() }
-}
-
-private func wakeUp(_ data: UnsafeMutableRawPointer?) {
-    loop(data).scheduleDispatch()
-}
-
-private func filterMessage(
-    _ connection: OpaquePointer?, _ message: OpaquePointer?, _ data: UnsafeMutableRawPointer?
-) -> DBusHandlerResult {
-    guard let message else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-    let loop = loop(data)
-    loop.onMessage(Message(adopting: dbus_message_ref(message)))
-    return DBUS_HANDLER_RESULT_HANDLED
 }

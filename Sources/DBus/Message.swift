@@ -1,36 +1,40 @@
-import CDBus
 import SafeText
+import Synchronization
 
 /// A D-Bus message: a method call, a reply, an error or a signal.
 ///
-/// A `Message` is built complete by one of its factory methods and never
-/// changed afterwards, so sharing it between threads only reads it.
-public final class Message: @unchecked Sendable {
-    // @unchecked: `raw` is immutable after construction (no setter is exposed and
-    // every factory fills the message before returning it), and libdbus
-    // reference-counts messages atomically once `dbus_threads_init_default` ran.
-    // `built` is an immutable copy of two of its header fields.
-    let raw: OpaquePointer
-    /// The destination and member of a call this process built, as given to
-    /// `methodCall`; `nil` for every other message. Read back from libdbus
-    /// after the body is appended, each is a parse of the whole header
-    /// (appending invalidates libdbus's cache of the header's fields): about
-    /// 5 800 instructions on every call out, which the C relay never pays.
-    private let built: (destination: BusName?, member: MemberName)?
+/// A message is a value in Swift: its header (`MessageHeader`) and its body,
+/// either the values it was built with or the bytes it arrived as, read
+/// (`WireFormat`) when asked for. Nothing in it belongs to a connection or a
+/// thread, so any task may make, read, keep or release one; a connection
+/// numbers and writes it when it sends it.
+public final class Message: Sendable {
+    /// The header as built, or as read when the message arrived.
+    let header: MessageHeader
+    /// Flags set after the message was made (`setNoAutoStart`), added to the header's when it is written.
+    private let addedFlags = Atomic<UInt8>(0)
+    let content: Content
 
-    /// Adopts a reference the caller owns.
-    init(adopting raw: OpaquePointer) {
-        self.raw = raw
-        self.built = nil
+    /// The body: values to write, or the bytes of a whole message as it came.
+    enum Content: Sendable {
+        case values([Value])
+        /// A message read from bytes: all of them, and where its body starts.
+        case wire([UInt8], bodyOffset: Int)
     }
 
-    /// Adopts a method call the caller built, to `destination`'s `member`.
-    private init(adopting raw: OpaquePointer, destination: BusName?, member: MemberName) {
-        self.raw = raw
-        self.built = (destination, member)
+    init(header: MessageHeader, values: [Value]) {
+        self.header = header
+        self.content = .values(values)
     }
 
-    deinit { dbus_message_unref(raw) }
+    /// A message as it arrived: its header read and checked, its body left
+    /// in its bytes until `arguments()` reads it.
+    /// - Throws: `InvalidArgs` when the header is not valid.
+    init(received bytes: [UInt8]) throws(DBusError) {
+        let (header, offset) = try WireFormat.decodeHeader(bytes)
+        self.header = header
+        self.content = .wire(bytes, bodyOffset: offset)
+    }
 
     /// What kind of message this is.
     public enum Kind: Sendable, Equatable {
@@ -38,52 +42,45 @@ public final class Message: @unchecked Sendable {
     }
 
     /// Whether this is a call, a reply, an error or a signal.
-    public var kind: Kind {
-        switch dbus_message_get_type(raw) {
-        case CDBUS_MESSAGE_TYPE_METHOD_CALL: .methodCall
-        case CDBUS_MESSAGE_TYPE_METHOD_RETURN: .methodReturn
-        case CDBUS_MESSAGE_TYPE_ERROR: .error
-        default: .signal
+    public var kind: Kind { header.kind }
+    /// The unique name of the sending connection, when the bus filled it in.
+    public var sender: BusName? { header.sender }
+    /// The name the message was sent to, if any.
+    public var destination: BusName? { header.destination }
+    /// The object path of a call or a signal.
+    public var path: ObjectPath? { header.path }
+    /// The interface of a call or a signal.
+    public var interface: InterfaceName? { header.interface }
+    /// The member of a call or a signal.
+    public var member: MemberName? { header.member }
+    /// The error name of an error reply.
+    public var errorName: ErrorName? { header.errorName }
+    /// The signature of the body.
+    public var signature: Signature {
+        switch content {
+        case .values(let values): Signature(values.map(\.type))
+        case .wire: header.signature
         }
     }
-
-    /// The unique name of the sending connection, when the bus filled it in.
-    public var sender: BusName? { dbus_message_get_sender(raw).map { BusName(trusted: String(cString: $0)) } }
-    /// The name the message was sent to, if any.
-    public var destination: BusName? {
-        if let built { return built.destination }
-        return dbus_message_get_destination(raw).map { BusName(trusted: String(cString: $0)) }
-    }
-    /// The object path of a call or a signal.
-    public var path: ObjectPath? { dbus_message_get_path(raw).map { ObjectPath(trusted: String(cString: $0)) } }
-    /// The interface of a call or a signal.
-    public var interface: InterfaceName? {
-        dbus_message_get_interface(raw).map { InterfaceName(trusted: String(cString: $0)) }
-    }
-    /// The member of a call or a signal.
-    public var member: MemberName? {
-        if let built { return built.member }
-        return dbus_message_get_member(raw).map { MemberName(trusted: String(cString: $0)) }
-    }
-    /// The error name of an error reply.
-    public var errorName: ErrorName? {
-        dbus_message_get_error_name(raw).map { ErrorName(trusted: String(cString: $0)) }
-    }
-    /// The signature of the body; libdbus validated it when the message arrived.
-    public var signature: Signature {
-        dbus_message_get_signature(raw).flatMap { try? Signature(String(cString: $0)) } ?? .empty
-    }
-    /// The message's serial number, unique per sender.
-    public var serial: UInt32 { dbus_message_get_serial(raw) }
-    /// For a reply, the serial of the call it answers.
-    public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
+    /// The message's serial number, unique per sender; 0 until it is sent.
+    public var serial: UInt32 { header.serial }
+    /// For a reply, the serial of the call it answers (0 for other messages).
+    public var replySerial: UInt32 { header.replySerial ?? 0 }
     /// Whether the sender asked for no reply (`NO_REPLY_EXPECTED`).
-    public var expectsReply: Bool { dbus_message_get_no_reply(raw) == 0 }
+    public var expectsReply: Bool { !flags.contains(.noReplyExpected) }
+    /// The header's flags with those added since.
+    var flags: MessageHeader.Flags {
+        header.flags.union(MessageHeader.Flags(rawValue: addedFlags.load(ordering: .relaxed)))
+    }
 
     /// The body, decoded.
-    /// - Throws: `InvalidArgs` if the body holds a type this module does not support.
+    /// - Throws: `InvalidArgs` when the body does not hold what its
+    ///   signature says, or holds a type this module does not support.
     public func arguments() throws(DBusError) -> [Value] {
-        try MessageDecoder.decode(self)
+        switch content {
+        case .values(let values): values
+        case .wire(let bytes, let offset): try WireFormat.decodeBody(bytes, at: offset, signature: header.signature)
+        }
     }
 
     /// The body decoded as the given types, which must match its signature exactly.
@@ -103,6 +100,20 @@ public final class Message: @unchecked Sendable {
         let text = (try? arguments())?.first?.string ?? ""
         return DBusError(name, text)
     }
+
+    /// The message as bytes with `serial`: the bytes it came as (whose own
+    /// serial is kept), or its header and values written.
+    func wireBytes(serial: UInt32) throws(DBusError) -> [UInt8] {
+        switch content {
+        case .wire(let bytes, _):
+            return bytes
+        case .values(let values):
+            var header = header
+            header.serial = serial
+            header.flags = flags
+            return try WireFormat.encode(header, checkedBody: values)
+        }
+    }
 }
 
 // MARK: - Building messages
@@ -114,47 +125,29 @@ extension Message {
         destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName,
         arguments: [Value] = []
     ) throws(DBusError) -> Message {
-        _ = LibDBus.ready
-        // Each name lent as the string's own bytes: passed as `String`, the
-        // four became four copied, allocated C strings on every call out.
-        let made = withOptionalCString(destination?.rawValue) { destination in
-            path.rawValue.withCString { path in
-                withOptionalCString(interface?.rawValue) { interface in
-                    member.rawValue.withCString { member in dbus_message_new_method_call(destination, path, interface, member) }
-                }
-            }
-        }
-        guard let raw = made else { throw .noMemory }
-        let message = Message(adopting: raw, destination: destination, member: member)
-        try MessageEncoder.append(arguments, to: message)
-        return message
+        try checked(arguments)
+        return Message(
+            header: MessageHeader(kind: .methodCall, serial: 0, path: path, interface: interface, member: member, destination: destination),
+            values: arguments)
     }
 
     /// A signal.
     public static func signal(
         path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = []
     ) throws(DBusError) -> Message {
-        _ = LibDBus.ready
-        let made = path.rawValue.withCString { path in
-            interface.rawValue.withCString { interface in
-                member.rawValue.withCString { member in dbus_message_new_signal(path, interface, member) }
-            }
-        }
-        guard let raw = made else { throw .noMemory }
-        let message = Message(adopting: raw)
-        try MessageEncoder.append(arguments, to: message)
-        return message
+        try checked(arguments)
+        return Message(header: MessageHeader(kind: .signal, serial: 0, path: path, interface: interface, member: member), values: arguments)
     }
 
     /// A successful reply to `call`.
     /// - Throws: `InvalidArgs` when `call` was never sent (a reply names the
-    ///   call's serial; libdbus aborts the process on serial 0).
+    ///   call's serial, and 0 names none).
     public static func reply(to call: Message, arguments: [Value] = []) throws(DBusError) -> Message {
         try call.checkAnswerable()
-        guard let raw = dbus_message_new_method_return(call.raw) else { throw .noMemory }
-        let message = Message(adopting: raw)
-        try MessageEncoder.append(arguments, to: message)
-        return message
+        try checked(arguments)
+        return Message(
+            header: MessageHeader(kind: .methodReturn, flags: .noReplyExpected, serial: 0, replySerial: call.serial, destination: call.sender),
+            values: arguments)
     }
 
     /// An error reply to `call`.
@@ -164,54 +157,43 @@ extension Message {
         // The text often quotes a peer's input, and reaches GIO's dialogs, a
         // terminal, a log: control, bidi and invisible characters (NUL,
         // which would truncate it, among them) are spelled out, as logs spell them.
-        let text = displayable(error.message)
-        guard let raw = dbus_message_new_error(call.raw, error.name.rawValue, text) else { throw .noMemory }
-        return Message(adopting: raw)
+        return Message(
+            header: MessageHeader(kind: .error, flags: .noReplyExpected, serial: 0, errorName: error.name, replySerial: call.serial,
+                                  destination: call.sender),
+            values: [.string(displayable(error.message))])
     }
 
-    /// A reply carries the serial of the call it answers, and libdbus aborts
-    /// the process rather than set serial 0: refused here instead.
+    /// Values are checked in full when the message is made, so that a bad
+    /// value is the maker's error, never a half-written message later.
+    private static func checked(_ values: [Value]) throws(DBusError) {
+        for value in values {
+            if let problem = value.problem() { throw .invalidArgs("cannot send value: \(problem)") }
+        }
+    }
+
+    /// A reply carries the serial of the call it answers: refused for a
+    /// call never sent, which has none.
     private func checkAnswerable() throws(DBusError) {
         guard serial != 0 else { throw .invalidArgs("cannot answer a message that was never sent: it has no serial") }
     }
 
-    /// Parses a message from its wire format, as libdbus would receive it.
+    /// Parses a message from its wire format, as it would arrive, checking all of it.
     /// - Throws: `InvalidArgs` when the bytes are not a valid message.
-    /// The corresponding C function is `dbus_message_demarshal`.
     public static func demarshal(_ bytes: [UInt8]) throws(DBusError) -> Message {
-        _ = LibDBus.ready
-        var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        let raw = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32(clamping: $0.count), &error) }
-        }
-        guard let raw else {
-            let failure = LibDBus.take(&error)
-            throw .invalidArgs(failure.message)
-        }
-        return Message(adopting: raw)
+        let message = try Message(received: bytes)
+        _ = try message.arguments()
+        return message
     }
 
-    /// The message in its wire format.
-    /// The corresponding C function is `dbus_message_marshal`.
+    /// The message in its wire format (serial 0 when it was never sent).
     public func marshal() -> [UInt8] {
-        var pointer: UnsafeMutablePointer<CChar>?
-        var length: Int32 = 0
-        guard dbus_message_marshal(raw, &pointer, &length) != 0, let pointer else { return [] }
-        defer { dbus_free(pointer) }
-        return pointer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) { Array(UnsafeBufferPointer(start: $0, count: Int(length))) }
+        (try? wireBytes(serial: serial)) ?? []
     }
 
     /// Marks the message so that no reply is sent to it.
-    func setNoReply() { dbus_message_set_no_reply(raw, 1) }
+    func setNoReply() { addedFlags.bitwiseOr(MessageHeader.Flags.noReplyExpected.rawValue, ordering: .relaxed) }
 
     /// Marks the message so that the bus does not start its destination
     /// through D-Bus activation (`NO_AUTO_START`) when nobody owns the name.
-    public func setNoAutoStart() { dbus_message_set_auto_start(raw, 0) }
-}
-
-/// `body` given `text`'s bytes as a C string, or `nil` when there is no text.
-private func withOptionalCString<Result>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
-    guard let text else { return body(nil) }
-    return text.withCString(body)
+    public func setNoAutoStart() { addedFlags.bitwiseOr(MessageHeader.Flags.noAutoStart.rawValue, ordering: .relaxed) }
 }

@@ -1,35 +1,30 @@
-import CDBus
 import Dispatch
 import Glibc
 import Posix
 import Synchronization
 
-/// Waits for libdbus's enabled watches and its earliest timeout on one
-/// dedicated thread with `poll()`, and handles each ready watch, and the
-/// timeouts when their time comes, on the connection's loop queue: the poll
+/// Waits for the connection's socket, and the earliest of its deadlines,
+/// on one dedicated thread with `poll()`, and handles each readiness, and
+/// the deadline when its time comes, on the connection's loop queue: the poll
 /// thread is the loop, its timeout the earliest deadline, one `eventfd` to
 /// wake it when the watches or the deadline change.
 ///
-/// Why not Dispatch read and write sources: libdbus closes a socket right
-/// after removing its watch, while libdispatch unregisters a cancelled fd
-/// source asynchronously. A new connection can then be given the same fd
-/// number while the stale registration is still pending, and its own source
-/// never fires (seen: a `Hello` reply never read while tests opened and closed
-/// many connections). Here a watch leaves the poll set synchronously, before
-/// libdbus closes anything, and a readiness seen for a watch that has since
-/// been removed is dropped on the queue, where removal happens.
+/// Why not Dispatch read and write sources: libdispatch unregisters a
+/// cancelled fd source asynchronously. A new connection can then be given
+/// the same fd number while the stale registration is still pending, and its
+/// own source never fires (seen: a `Hello` reply never read while tests
+/// opened and closed many connections). Here a watch leaves the poll set
+/// synchronously, before the socket is closed, and a readiness seen for a
+/// watch that has since been removed is dropped on the queue, where removal happens.
 final class WatchPoller: Sendable {
-    /// One libdbus watch as the poller sees it.
-    final class Entry: @unchecked Sendable {
-        // @unchecked: `watch` is only passed to libdbus on the loop queue;
-        // `fd` and `flags` are immutable.
-        let watch: OpaquePointer
+    /// One descriptor and the events waited for on it.
+    final class Entry: Sendable {
         let fd: Int32
-        let flags: UInt32
-        init(watch: OpaquePointer) {
-            self.watch = watch
-            self.fd = dbus_watch_get_unix_fd(watch)
-            self.flags = dbus_watch_get_flags(watch)
+        /// `POLLIN`, `POLLOUT` or both.
+        let events: Int16
+        init(fd: Int32, events: Int16) {
+            self.fd = fd
+            self.events = events
         }
     }
 
@@ -47,7 +42,7 @@ final class WatchPoller: Sendable {
     private let state = Mutex(State())
     private let wake: EventCounter
     private let queue: DispatchQueue
-    private let handle: @Sendable (Entry, UInt32) -> Void
+    private let handle: @Sendable (Entry, Int16) -> Void
     private let fail: @Sendable (Errno) -> Void
     private let onDeadline: @Sendable () -> Void
     private let poll: Poll
@@ -56,8 +51,9 @@ final class WatchPoller: Sendable {
     typealias Poll = @Sendable (UnsafeMutablePointer<pollfd>, nfds_t, Int32) -> Int32
 
     /// - Parameters:
-    ///   - handle: runs on `queue` for a ready watch; it must check the
-    ///     entry is still registered (`isEnabled`) before touching libdbus.
+    ///   - handle: runs on `queue` for a ready watch, with `poll`'s `revents`;
+    ///     it must check the entry is still registered (`isEnabled`) before
+    ///     touching the socket.
     ///   - onDeadline: runs on `queue` when the deadline set by `setDeadline` comes.
     ///   - fail: runs once, on the poll thread, when `poll` fails with
     ///     anything but `EINTR`; the thread has stopped waiting (a failure
@@ -65,7 +61,7 @@ final class WatchPoller: Sendable {
     /// - Throws: `NoMemory` naming the call when the wake-up descriptor or the
     ///   thread cannot be made (descriptors or threads exhausted).
     init(queue: DispatchQueue, poll: @escaping Poll = { Glibc.poll($0, $1, $2) },
-         handle: @escaping @Sendable (Entry, UInt32) -> Void, onDeadline: @escaping @Sendable () -> Void,
+         handle: @escaping @Sendable (Entry, Int16) -> Void, onDeadline: @escaping @Sendable () -> Void,
          fail: @escaping @Sendable (Errno) -> Void) throws(DBusError) {
         do {
             wake = try EventCounter()
@@ -153,12 +149,7 @@ final class WatchPoller: Sendable {
             if built != generation {
                 (built, entries) = state.withLock { ($0.generation, Array($0.enabled.values)) }
                 fds = [pollfd(fd: wake.descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
-                for entry in entries {
-                    var events: Int16 = 0
-                    if entry.flags & DBUS_WATCH_READABLE.rawValue != 0 { events |= Int16(POLLIN) }
-                    if entry.flags & DBUS_WATCH_WRITABLE.rawValue != 0 { events |= Int16(POLLOUT) }
-                    fds.append(pollfd(fd: entry.fd, events: events, revents: 0))
-                }
+                for entry in entries { fds.append(pollfd(fd: entry.fd, events: entry.events, revents: 0)) }
             }
             for index in fds.indices { fds[index].revents = 0 }
             let wait = deadline.map { Self.milliseconds(until: $0) } ?? -1
@@ -171,15 +162,10 @@ final class WatchPoller: Sendable {
             }
             if fds[0].revents != 0 { wake.drain() }
             for (offset, entry) in entries.enumerated() where fds[offset + 1].revents != 0 {
-                let polled = fds[offset + 1]
-                var flags: UInt32 = 0
-                if polled.revents & Int16(POLLIN) != 0 { flags |= DBUS_WATCH_READABLE.rawValue }
-                if polled.revents & Int16(POLLOUT) != 0 { flags |= DBUS_WATCH_WRITABLE.rawValue }
-                if polled.revents & Int16(POLLHUP) != 0 { flags |= DBUS_WATCH_HANGUP.rawValue }
-                if polled.revents & Int16(POLLERR | POLLNVAL) != 0 { flags |= DBUS_WATCH_ERROR.rawValue }
+                let revents = fds[offset + 1].revents
                 // Wait for the handler, so that a level-triggered readiness it
                 // is about to consume is not reported again meanwhile.
-                queue.sync { handle(entry, flags) }
+                queue.sync { handle(entry, revents) }
             }
             let due = state.withLock { state -> Bool in
                 guard let set = state.deadline, set <= DispatchTime.now().uptimeNanoseconds else { return false }

@@ -40,17 +40,21 @@ public enum WireFormat {
     /// The message `header` describes with `body`, as bytes. The signature
     /// written is the body's (the header's own is ignored).
     /// - Throws: `InvalidArgs` for a header that lacks a field its kind
-    ///   requires, a serial of 0, a value that cannot be sent (see `Value`),
-    ///   or a message over the size limits.
+    ///   requires, a value that cannot be sent (see `Value`), or a message
+    ///   over the size limits. (A serial of 0 is written as it is: a message
+    ///   not yet sent has none, and a connection numbers it as it sends it.)
     public static func encode(_ header: MessageHeader, body: [Value]) throws(DBusError) -> [UInt8] {
-        if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
-        guard header.serial != 0 else { throw .invalidArgs("cannot encode the message: its serial is 0") }
         for value in body {
             if let problem = value.problem() { throw .invalidArgs("cannot send value: \(problem)") }
         }
+        return try encode(header, checkedBody: body)
+    }
+
+    /// `encode` of a body whose values were checked when its message was made.
+    static func encode(_ header: MessageHeader, checkedBody body: [Value]) throws(DBusError) -> [UInt8] {
+        if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
         var bodyWriter = WireWriter()
         for value in body { try bodyWriter.append(value) }
-        let signature = body.isEmpty ? nil : Signature(body.map(\.type))
 
         var writer = WireWriter()
         writer.reserve(64 + bodyWriter.bytes.count)
@@ -80,7 +84,13 @@ public enum WireFormat {
             }
             text(.destination, UInt8(ascii: "s"), header.destination?.rawValue)
             text(.sender, UInt8(ascii: "s"), header.sender?.rawValue)
-            text(.signature, UInt8(ascii: "g"), signature?.rawValue)
+            if !body.isEmpty {
+                // The body's types written as a signature, with no `String` made of it.
+                fields.pad(to: 8)
+                fields.appendByte(Field.signature.rawValue)
+                fields.appendSignatureCode(UInt8(ascii: "g"))
+                try fields.appendSignature(of: body)
+            }
         }
         writer.pad(to: 8)
         writer.appendBytes(bodyWriter.bytes)
@@ -88,6 +98,42 @@ public enum WireFormat {
             throw .invalidArgs("cannot encode the message: it is longer than 128 MiB")
         }
         return writer.bytes
+    }
+
+    /// The header of the message `bytes` hold, checked, and where its body
+    /// starts; the body is left for `decodeBody`.
+    static func decodeHeader(_ bytes: [UInt8]) throws(DBusError) -> (header: MessageHeader, bodyOffset: Int) {
+        var failure: DBusError?
+        let read = bytes.withUnsafeBytes { buffer -> ReadHeader? in
+            do throws(DBusError) {
+                var reader = try WireReader(message: buffer)
+                let header = try reader.readHeader()
+                return ReadHeader(header: header, bodyOffset: reader.bodyOffset)
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        guard let read else { throw failure ?? .invalidArgs("invalid message") }
+        return (read.header, read.bodyOffset)
+    }
+
+    /// The body of the message `bytes` hold, whose header `decodeHeader`
+    /// read: checked against `signature` with nothing left over.
+    static func decodeBody(_ bytes: [UInt8], at offset: Int, signature: Signature) throws(DBusError) -> [Value] {
+        var failure: DBusError?
+        let body = bytes.withUnsafeBytes { buffer -> [Value]? in
+            do throws(DBusError) {
+                var reader = try WireReader(message: buffer)
+                reader.skipHeader(to: offset)
+                return try reader.readBody(signature)
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        guard let body else { throw failure ?? .invalidArgs("invalid message") }
+        return body
     }
 
     /// How many bytes a message takes in all, from its first 16.
@@ -130,6 +176,12 @@ public enum WireFormat {
         guard let message else { throw failure ?? .invalidArgs("invalid message") }
         return (message.header, message.body)
     }
+}
+
+/// What `decodeHeader` read, on its way out of the buffer's closure.
+private struct ReadHeader {
+    let header: MessageHeader
+    let bodyOffset: Int
 }
 
 /// What `decode` read, on its way out of the buffer's closure.

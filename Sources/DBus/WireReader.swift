@@ -103,6 +103,13 @@ struct WireReader {
         return header
     }
 
+    /// Where the body starts, once `readHeader` has returned.
+    var bodyOffset: Int { position }
+
+    /// Moves to the body of a message whose header was read before, at
+    /// `offset` (a `bodyOffset`).
+    mutating func skipHeader(to offset: Int) { position = offset }
+
     // MARK: The body
 
     /// The body, which must hold exactly the values `signature` names.

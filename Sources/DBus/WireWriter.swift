@@ -45,6 +45,52 @@ struct WireWriter {
         bytes.append(0)
     }
 
+    /// The signature of `values`' types, without making its text.
+    /// - Throws: `InvalidArgs` past 255 bytes, the longest a signature may be.
+    mutating func appendSignature(of values: [Value]) throws(DBusError) {
+        let lengthAt = bytes.count
+        bytes.append(0)
+        for value in values { appendCodes(of: value) }
+        let length = bytes.count - lengthAt - 1
+        guard length <= 255 else { throw .invalidArgs("cannot send values whose signature is longer than 255 bytes") }
+        bytes[lengthAt] = UInt8(length)
+        bytes.append(0)
+    }
+
+    /// A value's type codes, read off the value (a structure's type would be an array made).
+    private mutating func appendCodes(of value: Value) {
+        switch value {
+        case .array(let element, _): bytes.append(UInt8(ascii: "a")); appendCodes(of: element)
+        case .dictionary(let key, let value, _): appendCodes(of: .dictionary(key: key, value: value))
+        case .structure(let fields):
+            bytes.append(UInt8(ascii: "("))
+            for field in fields { appendCodes(of: field) }
+            bytes.append(UInt8(ascii: ")"))
+        case .variant: bytes.append(UInt8(ascii: "v"))
+        default: appendCodes(of: value.type)
+        }
+    }
+
+    private mutating func appendCodes(of type: DBusType) {
+        switch type {
+        case .array(let element):
+            bytes.append(UInt8(ascii: "a"))
+            appendCodes(of: element)
+        case .dictionary(let key, let value):
+            bytes.append(UInt8(ascii: "a"))
+            bytes.append(UInt8(ascii: "{"))
+            appendCodes(of: key)
+            appendCodes(of: value)
+            bytes.append(UInt8(ascii: "}"))
+        case .structure(let fields):
+            bytes.append(UInt8(ascii: "("))
+            for field in fields { appendCodes(of: field) }
+            bytes.append(UInt8(ascii: ")"))
+        default:
+            bytes.append(type.basicCode!)
+        }
+    }
+
     /// The signature of a single basic type, without making its text.
     mutating func appendSignatureCode(_ code: UInt8) {
         bytes.append(1)

@@ -1,12 +1,10 @@
-import CDBus
 import Testing
 
 @testable import DBus
+import WireAgreement
 
-/// A method call built here answers its destination and member from what
-/// it was built with, not by asking libdbus (which parses the whole header
-/// again once a body was appended). What it answers must be what libdbus
-/// reads from the message itself, and from its wire form.
+/// A message built here says of itself what libdbus reads from its wire
+/// form, and what the module reads back from it.
 @Suite struct MessageTests {
     static let destinations: [BusName?] = [nil, .bus, ":1.42", "org.openurld.Handler1"]
     static let bodies: [[Value]] = [
@@ -18,31 +16,36 @@ import Testing
     ]
 
     @Test(arguments: destinations, bodies)
-    func builtCallsNameWhatLibdbusReads(_ destination: BusName?, _ body: [Value]) throws {
+    func builtCallsSayWhatLibdbusReads(_ destination: BusName?, _ body: [Value]) throws {
         let message = try Message.methodCall(
             destination: destination, path: "/h0", interface: "org.openurld.Handler1", member: "HandleURL", arguments: body)
-        let fromLibdbus = dbus_message_get_destination(message.raw).map { String(cString: $0) }
-        #expect(message.destination?.rawValue == fromLibdbus)
         #expect(message.destination == destination)
-        #expect(message.member?.rawValue == dbus_message_get_member(message.raw).map { String(cString: $0) })
         #expect(message.member == "HandleURL")
-        dbus_message_set_serial(message.raw, 7)  // as sending would; the wire form needs one
-        let parsed = try Message.demarshal(message.marshal())
-        #expect(parsed.destination == message.destination)
-        #expect(parsed.member == message.member)
+        let bytes = try message.wireBytes(serial: 7)  // numbered as sending numbers it
+        let (header, values) = try libdbusRead(bytes)
+        #expect(header.destination == message.destination)
+        #expect(header.member == message.member)
+        #expect(header.path == message.path && header.interface == message.interface)
+        #expect(header.signature == message.signature)
+        #expect(values == body)
+        let parsed = try Message.demarshal(bytes)
+        #expect(parsed.destination == message.destination && parsed.member == message.member && parsed.serial == 7)
+        #expect(try parsed.arguments() == body)
     }
 
-    /// Messages not built by `methodCall` (replies, signals, anything
-    /// received) still read their header.
+    /// Replies and signals read their header too; a reply is addressed to
+    /// its call's sender and names its serial.
     @Test func otherMessagesReadTheirHeader() throws {
         let signal = try Message.signal(path: "/", interface: "org.openurld.Dispatcher1", member: "HandlersChanged")
         #expect(signal.member == "HandlersChanged")
         #expect(signal.destination == nil)
-        let call = try Message.methodCall(destination: ":1.42", path: "/", interface: nil, member: "Ping")
-        dbus_message_set_serial(call.raw, 7)  // a reply needs the serial of a sent call
+        let built = try Message.methodCall(destination: ":1.42", path: "/", interface: nil, member: "Ping")
+        let call = try Message(received: try built.wireBytes(serial: 7))  // as received: a reply needs the call's serial
         let reply = try Message.reply(to: call)
         #expect(reply.member == nil)
         #expect(reply.destination == nil)  // the call's sender, which only the bus fills in
+        #expect(reply.replySerial == 7)
+        #expect(!reply.expectsReply)
     }
 
     /// A reply names its call's serial; libdbus aborts the process when asked

@@ -1,19 +1,20 @@
+// libdbus's own reading and writing of message bodies, through its
+// iterators: the oracle WireFormat is held to (this was the DBus module's
+// coder before the module spoke to the bus itself).
 import CDBus
+import DBus
 
-/// Appends `Value`s to a message body through `DBusMessageIter`.
+/// Appends `Value`s to a libdbus message body through `DBusMessageIter`.
 ///
-/// Values are checked in full before the first byte is appended, so a bad
-/// value never leaves a half-written message and never reaches libdbus's
-/// argument checks (which abort the process).
-enum MessageEncoder {
-    static func append(_ values: [Value], to message: Message) throws(DBusError) {
-        for value in values {
-            if let problem = value.problem() { throw .invalidArgs("cannot send value: \(problem)") }
-        }
+/// The values must be sendable (`Value`'s rules): libdbus aborts the
+/// process on some invalid input.
+public enum LibdbusEncoder {
+    /// Appends `values` to `message` (a `DBusMessage *`).
+    public static func append(_ values: [Value], to message: OpaquePointer) throws(DBus.DBusError) {
         var iterator = DBusMessageIter()
-        dbus_message_iter_init_append(message.raw, &iterator)
+        dbus_message_iter_init_append(message, &iterator)
         for value in values {
-            guard append(value, to: &iterator) else { throw .noMemory }
+            guard append(value, to: &iterator) else { throw DBus.DBusError(.noMemory, "out of memory") }
         }
     }
 
@@ -35,17 +36,17 @@ enum MessageEncoder {
         case .objectPath(let path): return appendText(path.rawValue, type: CDBUS_TYPE_OBJECT_PATH, to: &iterator)
         case .signature(let sig): return appendText(sig.rawValue, type: CDBUS_TYPE_SIGNATURE, to: &iterator)
         case .variant(let inner):
-            return inner.type.withSignature { signature in
+            return inner.type.description.withCString { signature in
                 appendContainer(CDBUS_TYPE_VARIANT, signature: signature, to: &iterator) { append(inner, to: &$0) }
             }
         case .array(let element, let items):
-            return element.withSignature { signature in
+            return element.description.withCString { signature in
                 appendContainer(CDBUS_TYPE_ARRAY, signature: signature, to: &iterator) { sub in
                     items.allSatisfy { append($0, to: &sub) }
                 }
             }
         case .dictionary(let key, let valueType, let entries):
-            return DBusType.withEntrySignature(key: key, value: valueType) { entrySignature in
+            return ("{" + key.description + valueType.description + "}").withCString { entrySignature in
                 appendContainer(CDBUS_TYPE_ARRAY, signature: entrySignature, to: &iterator) { sub in
                     entries.allSatisfy { entry in
                         appendContainer(CDBUS_TYPE_DICT_ENTRY, signature: nil, to: &sub) {
@@ -85,18 +86,19 @@ enum MessageEncoder {
     }
 }
 
-/// Reads a message body into `Value`s.
+/// Reads a libdbus message body into `Value`s.
 ///
-/// libdbus has validated every incoming message against its signature, so this
-/// only has to refuse what we do not support (unix fds).
-enum MessageDecoder {
-    static func decode(_ message: Message) throws(DBusError) -> [Value] {
+/// libdbus has validated every message it loaded against its signature, so
+/// this only has to refuse what `Value` does not hold (unix fds).
+public enum LibdbusDecoder {
+    /// The body of `message` (a `DBusMessage *`).
+    public static func decode(_ message: OpaquePointer) throws(DBus.DBusError) -> [Value] {
         var iterator = DBusMessageIter()
-        guard dbus_message_iter_init(message.raw, &iterator) != 0 else { return [] }
+        guard dbus_message_iter_init(message, &iterator) != 0 else { return [] }
         return try readAll(&iterator)
     }
 
-    private static func readAll(_ iterator: inout DBusMessageIter) throws(DBusError) -> [Value] {
+    private static func readAll(_ iterator: inout DBusMessageIter) throws(DBus.DBusError) -> [Value] {
         var values: [Value] = []
         while dbus_message_iter_get_arg_type(&iterator) != CDBUS_TYPE_INVALID {
             // Room for a message's usual few arguments at the first: one
@@ -120,7 +122,7 @@ enum MessageDecoder {
         return p.map { String(cString: $0) } ?? ""
     }
 
-    private static func read(_ iterator: inout DBusMessageIter) throws(DBusError) -> Value {
+    private static func read(_ iterator: inout DBusMessageIter) throws(DBus.DBusError) -> Value {
         switch dbus_message_iter_get_arg_type(&iterator) {
         case CDBUS_TYPE_BYTE: return .byte(basic(&iterator, UInt8(0)))
         case CDBUS_TYPE_BOOLEAN: return .boolean(basic(&iterator, dbus_bool_t(0)) != 0)
@@ -172,8 +174,8 @@ enum MessageDecoder {
     }
 
     /// The complete type of the value under the iterator.
-    private static func currentType(_ iterator: inout DBusMessageIter) throws(DBusError) -> DBusType {
-        guard let raw = dbus_message_iter_get_signature(&iterator) else { throw .noMemory }
+    private static func currentType(_ iterator: inout DBusMessageIter) throws(DBus.DBusError) -> DBusType {
+        guard let raw = dbus_message_iter_get_signature(&iterator) else { throw DBus.DBusError(.noMemory, "out of memory") }
         defer { dbus_free(raw) }
         let signature = try Signature(String(cString: raw))
         guard signature.types.count == 1 else { throw .invalidArgs("malformed signature '\(signature)'") }
