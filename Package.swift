@@ -90,7 +90,7 @@ let package = Package(
         // bench/run's C relay in Swift over libdbus alone: what the language costs on the forwarding path, apart from the layer.
         .executableTarget(name: "swift-relay", dependencies: ["CDBus"], path: "bench/SwiftRelay"),
         // bench/run's wire-format rows: a forwarded call's four messages read and written through libdbus, and through WireFormat.
-        .executableTarget(name: "wire-format-benchmark", dependencies: ["DBus", "DispatcherAPI"], path: "bench/WireFormat"),
+        .executableTarget(name: "wire-format-benchmark", dependencies: ["CDBus", "DBus", "DispatcherAPI", "WireAgreement"], path: "bench/WireFormat"),
 
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
         // What agreeing with libdbus on the wire format means, for DBusTests and fuzz-wire.

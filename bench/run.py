@@ -12,7 +12,7 @@ measured in the same run. Latency rows are the median (p50) and p99 of
 sequential calls; "pinned" rows put the server and the client on different
 cores with taskset, "free" rows let the scheduler choose.
 """
-import json, os, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
+import json, os, re, resource, shutil, signal, statistics, subprocess, sys, tempfile, time
 from typing import NamedTuple
 
 QUICK = "--quick" in sys.argv
@@ -831,6 +831,10 @@ def main():
     # 1b. What is on the caller's wait, counted instead of timed.
     critical_path_rows(e, rows)
 
+    # 1c. A forwarded call's four messages read and written, through libdbus
+    # as the layer does today and through WireFormat, the same format in Swift.
+    wire_format_rows(e, rows)
+
     # 10. The chooser: OpenURL of a link an Ask= rule covers, until the
     # chooser's window is mapped; cold (D-Bus activation starts the chooser)
     # and warm (it runs); against the smallest GTK 4 window in C, exec to mapped.
@@ -854,7 +858,9 @@ def critical_path_counts(e, start_middle, target, arg, sends_per_call, calls=200
     """Instructions the middle runs while a caller waits, per call, and the
     instruction-cache misses among them: from each message it reads to the
     next message it sends (callgrind with its cache simulated, dumping after
-    every recvmsg and before every sendmsg). A call is `sends_per_call` such
+    every read from a socket and before every write to one: recvmsg and
+    sendmsg for libdbus and sd-bus, recv and send for the DBus module).
+    A call is `sends_per_call` such
     steps (2 to forward: the call out, then the answer); each figure is the
     median over every run of that many consecutive steps, so that the odd
     step which answers no caller (a client leaving) does not count. Nearly
@@ -862,7 +868,7 @@ def critical_path_counts(e, start_middle, target, arg, sends_per_call, calls=200
     does after it sends (a log line, freeing) or while it waits is not counted."""
     with tempfile.TemporaryDirectory(prefix="openurld-callgrind.") as out:
         middle = start_middle(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg", "--dump-instr=no", "--cache-sim=yes",
-                               "--dump-after=recvmsg", "--dump-before=sendmsg"])
+                               "--dump-after=recvmsg", "--dump-after=recv", "--dump-before=sendmsg", "--dump-before=send"])
         def dumps():
             return sorted((f for f in os.listdir(out) if f.startswith("cg.")), key=lambda f: int(f.rsplit(".", 1)[1]))
         e.client(*target, arg, 20)
@@ -882,8 +888,8 @@ def critical_path_counts(e, start_middle, target, arg, sends_per_call, calls=200
                 summary += [0] * (len(events) - len(summary))  # trailing zeros are left out
                 cost = (summary[events.index("Ir")], summary[events.index("I1mr")])
             segment.append((trigger, cost))
-            if "sendmsg" in trigger:
-                reads = [i for i, (t, _) in enumerate(segment) if "recvmsg" in t]
+            if "send" in trigger:
+                reads = [i for i, (t, _) in enumerate(segment) if "recv" in t]
                 if reads:  # a send that answers something read: what came after the read
                     after = [c for _, c in segment[reads[0] + 1:]]
                     steps.append((sum(c[0] for c in after), sum(c[1] for c in after)))
@@ -989,6 +995,41 @@ def critical_path_rows(e, rows):
             ("D-Bus layer refusing from a task", layer_refusing, refuser, "the C server's"), ("openurld, refused", refused, refuser, "the C server's")):
         row(rows, f"instruction-cache misses on the wait: {label}", counted.icache_misses, "misses", base.icache_misses if base else None,
             note=f"ratio: times {whose}" if base else misses)
+
+
+def wire_format_rows(e, rows):
+    """bench/WireFormat: the four messages of a forwarded call (OpenURL read,
+    HandleURL written, its reply read, the answer written), through libdbus
+    the way the layer uses it and through WireFormat, from the same bytes to
+    the same values. Timed in alternating rounds (each run of the program
+    prints the median of five passes) and, unless --quick, counted under
+    callgrind: a run of no iterations subtracted from one of 5 x 1 000."""
+    program = f"{e.bin}/wire-format-benchmark"
+    iterations = "2000" if QUICK else "20000"
+    times = {"libdbus": [], "swift": []}
+    for _ in range(ROUNDS):
+        for mode in times:
+            times[mode].append(float(subprocess.check_output([program, mode, iterations], text=True)))
+    ratio, spread = in_rounds(times["swift"], times["libdbus"])
+    what = "a forwarded call's four messages read and written"
+    row(rows, f"{what}: libdbus, as the layer uses it", statistics.median(times["libdbus"]) / 1000, "µs",
+        note="bench/WireFormat: OpenURL(s) read, HandleURL(s a{sv}) made, its (ss) reply read, (b) made; in-process, no bus")
+    row(rows, f"{what}: WireFormat, the format in Swift", statistics.median(times["swift"]) / 1000, "µs", ratio=ratio,
+        note=f"ratio: times libdbus's, median of the rounds' own ratios; {spread}")
+    if QUICK or not shutil.which("valgrind"):
+        return
+    counted = {}
+    with tempfile.TemporaryDirectory(prefix="openurld-wire.") as out:
+        for mode in times:
+            totals = []
+            for n in ("0", "1000"):
+                sh(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.{mode}.{n}", program, mode, n],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                text = open(f"{out}/cg.{mode}.{n}").read()
+                totals.append(int(re.search(r"^(?:summary|totals): (\d+)", text, re.M).group(1)))
+            counted[mode] = (totals[1] - totals[0]) / 5000
+    row(rows, f"{what}, counted: libdbus", counted["libdbus"], "instructions", note="callgrind, per four messages")
+    row(rows, f"{what}, counted: WireFormat", counted["swift"], "instructions", counted["libdbus"], note="ratio: times libdbus's")
 
 
 def mapped_after(log, count, deadline=30):

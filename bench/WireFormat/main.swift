@@ -1,14 +1,17 @@
+import CDBus
 import DBus
 import DispatcherAPI
 import Glibc
+import WireAgreement
 
 // The four messages of a forwarded call, as the daemon reads and writes
 // them: OpenURL(s) read, HandleURL(s a{sv}) written, its (ss) reply read,
-// (b) written back. Once through libdbus (the layer's way today: bytes
-// loaded and checked into a message, the body read with libdbus's
-// iterators into `Value`s; a message made and its body appended) and once
-// through `WireFormat`, the same format in Swift, from the same bytes to
-// the same values. bench/run counts each under callgrind.
+// (b) written back. Once through libdbus, the layer's way until it spoke to
+// the bus itself (bytes loaded and checked into a message, the body read
+// with libdbus's iterators into `Value`s; a message made and its body
+// appended: the coder kept in Tests/WireAgreement as the tests' reference),
+// and once through `WireFormat`, from the same bytes to the same values.
+// bench/run counts each under callgrind.
 //
 //   wire-format-benchmark libdbus|swift ITERATIONS
 //
@@ -39,18 +42,38 @@ let handlerPath: ObjectPath = "/h0"
 /// every call, work that neither way of reading and writing does.
 @inline(never) func consume(_ value: [Value]) { withExtendedLifetime(value) {} }
 @inline(never) func consume(_ value: [UInt8]) { withExtendedLifetime(value) {} }
-@inline(never) func consume(_ value: Message) { withExtendedLifetime(value) {} }
+@inline(never) func consume(_ value: OpaquePointer) { withExtendedLifetime(value) {} }
 
-func libdbusIteration() throws(DBusError) {
-    let call = try Message.demarshal(openURLCall)
-    consume(try call.arguments())
-    consume(try Message.methodCall(destination: ":1.5", path: handlerPath, interface: DispatcherAPI.handlerInterface,
-                                   member: DispatcherAPI.Member.handleURL, arguments: [.string(url), context]))
-    consume(try Message.demarshal(handlerReply).arguments())
-    consume(try Message.reply(to: call, arguments: [.boolean(true)]))
+/// The message libdbus loads from `bytes`, checked as its loader checks what a socket brings.
+func libdbusLoad(_ bytes: [UInt8]) -> OpaquePointer {
+    var error = CDBus.DBusError()
+    dbus_error_init(&error)
+    let raw = bytes.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { dbus_message_demarshal($0.baseAddress, Int32($0.count), &error) }
+    }
+    guard let raw else { fatalError("libdbus refused the benchmark's own message") }
+    return raw
 }
 
-func swiftIteration(_ serial: UInt32) throws(DBusError) {
+func libdbusIteration() throws(DBus.DBusError) {
+    let call = libdbusLoad(openURLCall)
+    defer { dbus_message_unref(call) }
+    consume(try LibdbusDecoder.decode(call))
+    guard let handle = dbus_message_new_method_call(":1.5", handlerPath.rawValue, DispatcherAPI.handlerInterface.rawValue,
+                                                    DispatcherAPI.Member.handleURL.rawValue) else { fatalError("out of memory") }
+    try LibdbusEncoder.append([.string(url), context], to: handle)
+    consume(handle)
+    dbus_message_unref(handle)
+    let reply = libdbusLoad(handlerReply)
+    consume(try LibdbusDecoder.decode(reply))
+    dbus_message_unref(reply)
+    guard let answer = dbus_message_new_method_return(call) else { fatalError("out of memory") }
+    try LibdbusEncoder.append([.boolean(true)], to: answer)
+    consume(answer)
+    dbus_message_unref(answer)
+}
+
+func swiftIteration(_ serial: UInt32) throws(DBus.DBusError) {
     let (call, arguments) = try WireFormat.decode(openURLCall)
     consume(arguments)
     consume(try WireFormat.encode(
