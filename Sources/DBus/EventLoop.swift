@@ -240,6 +240,8 @@ final class EventLoop: @unchecked Sendable {
     /// Messages read and not yet dispatched, in order; `receivedStart` is the next.
     private var received: [Message] = []
     private var receivedStart = 0
+    /// The names the last messages' headers carried, reused by the next.
+    private var recentNames = RecentNames()
     /// Where each read from the socket lands.
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -268,7 +270,7 @@ final class EventLoop: @unchecked Sendable {
             while let bytes = try stream.next() {
                 // A type the specification does not define is ignored, as it asks.
                 guard Message.Kind(wireCode: bytes[1]) != nil else { continue }
-                received.append(try Message(received: bytes))
+                received.append(try Message(received: bytes, recent: &recentNames))
             }
         } catch {
             lose("the bus sent a message that is not valid: \(error.message)")

@@ -28,10 +28,11 @@ public final class Message: Sendable {
     }
 
     /// A message as it arrived: its header read and checked, its body left
-    /// in its bytes until `arguments()` reads it.
+    /// in its bytes until `arguments()` reads it. Names in `recent` (the
+    /// connection's) are reused.
     /// - Throws: `InvalidArgs` when the header is not valid.
-    init(received bytes: [UInt8]) throws(DBusError) {
-        let (header, offset) = try WireFormat.decodeHeader(bytes)
+    init(received bytes: [UInt8], recent: inout RecentNames) throws(DBusError) {
+        let (header, offset) = try WireFormat.decodeHeader(bytes, recent: &recent)
         self.header = header
         self.content = .wire(bytes, bodyOffset: offset)
     }
@@ -180,7 +181,8 @@ extension Message {
     /// Parses a message from its wire format, as it would arrive, checking all of it.
     /// - Throws: `InvalidArgs` when the bytes are not a valid message.
     public static func demarshal(_ bytes: [UInt8]) throws(DBusError) -> Message {
-        let message = try Message(received: bytes)
+        var recent = RecentNames()
+        let message = try Message(received: bytes, recent: &recent)
         _ = try message.arguments()
         return message
     }

@@ -53,16 +53,15 @@ public enum WireFormat {
     /// `encode` of a body whose values were checked when its message was made.
     static func encode(_ header: MessageHeader, checkedBody body: [Value]) throws(DBusError) -> [UInt8] {
         if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
-        var bodyWriter = WireWriter()
-        for value in body { try bodyWriter.append(value) }
-
+        // One buffer: the header, then the body, whose length is written
+        // into the fixed header once it is known.
         var writer = WireWriter()
-        writer.reserve(64 + bodyWriter.bytes.count)
+        writer.reserve(256)
         writer.appendByte(UInt8(ascii: "l"))
         writer.appendByte(header.kind.wireCode)
         writer.appendByte(header.flags.rawValue)
         writer.appendByte(protocolVersion)
-        writer.append(UInt32(bodyWriter.bytes.count))
+        writer.append(UInt32(0))  // the body's length, below
         writer.append(header.serial)
         try writer.appendArray(alignment: 8) { fields throws(DBusError) in
             func text(_ field: Field, _ code: UInt8, _ text: String?) {
@@ -93,21 +92,23 @@ public enum WireFormat {
             }
         }
         writer.pad(to: 8)
-        writer.appendBytes(bodyWriter.bytes)
+        let bodyStart = writer.bytes.count
+        for value in body { try writer.append(value) }
         guard writer.bytes.count <= maximumMessageSize else {
             throw .invalidArgs("cannot encode the message: it is longer than 128 MiB")
         }
+        writer.patch(UInt32(writer.bytes.count - bodyStart), at: 4)
         return writer.bytes
     }
 
     /// The header of the message `bytes` hold, checked, and where its body
     /// starts; the body is left for `decodeBody`.
-    static func decodeHeader(_ bytes: [UInt8]) throws(DBusError) -> (header: MessageHeader, bodyOffset: Int) {
+    static func decodeHeader(_ bytes: [UInt8], recent: inout RecentNames) throws(DBusError) -> (header: MessageHeader, bodyOffset: Int) {
         var failure: DBusError?
         let read = bytes.withUnsafeBytes { buffer -> ReadHeader? in
             do throws(DBusError) {
                 var reader = try WireReader(message: buffer)
-                let header = try reader.readHeader()
+                let header = try reader.readHeader(recent: &recent)
                 return ReadHeader(header: header, bodyOffset: reader.bodyOffset)
             } catch {
                 failure = error
@@ -164,7 +165,8 @@ public enum WireFormat {
         let message = bytes.withUnsafeBytes { buffer -> DecodedMessage? in
             do throws(DBusError) {
                 var reader = try WireReader(message: buffer)
-                let header = try reader.readHeader()
+                var recent = RecentNames()
+                let header = try reader.readHeader(recent: &recent)
                 return DecodedMessage(header: header, body: try reader.readBody(header.signature))
             } catch {
                 failure = error

@@ -31,8 +31,9 @@ struct WireReader {
 
     // MARK: The header
 
-    /// The fixed header and the header fields, up to the body.
-    mutating func readHeader() throws(DBusError) -> MessageHeader {
+    /// The fixed header and the header fields, up to the body. Names found
+    /// in `recent` are taken from it; those read are kept there.
+    mutating func readHeader(recent: inout RecentNames) throws(DBusError) -> MessageHeader {
         guard let kind = Message.Kind(wireCode: buffer[1]) else { throw failure("the message type is \(buffer[1])", at: 1) }
         guard buffer[3] == WireFormat.protocolVersion else { throw failure("the protocol version is \(buffer[3]), not 1", at: 3) }
         position = 8
@@ -64,25 +65,25 @@ struct WireReader {
             seen |= bit
             switch (field, type) {
             case (.path, .objectPath):
-                let path = try readName(NameRules.objectPath, "the PATH field is not a valid object path")
+                let path = try readName(.objectPath, &recent, "the PATH field is not a valid object path")
                 guard path != WireFormat.localPath else { throw failure("the message uses the local path", at: at) }
                 header.path = ObjectPath(trusted: path)
             case (.interface, .string):
-                let name = try readName(NameRules.interfaceName, "the INTERFACE field is not a valid interface name")
+                let name = try readName(.interfaceName, &recent, "the INTERFACE field is not a valid interface name")
                 guard name != WireFormat.localInterface else { throw failure("the message uses the local interface", at: at) }
                 header.interface = InterfaceName(trusted: name)
             case (.member, .string):
-                header.member = MemberName(trusted: try readName(NameRules.memberName, "the MEMBER field is not a valid member name"))
+                header.member = MemberName(trusted: try readName(.memberName, &recent, "the MEMBER field is not a valid member name"))
             case (.errorName, .string):
-                header.errorName = ErrorName(trusted: try readName(NameRules.interfaceName, "the ERROR_NAME field is not a valid error name"))
+                header.errorName = ErrorName(trusted: try readName(.interfaceName, &recent, "the ERROR_NAME field is not a valid error name"))
             case (.replySerial, .uint32):
                 let replySerial = try read(UInt32.self)
                 guard replySerial != 0 else { throw failure("the REPLY_SERIAL field is 0", at: at) }
                 header.replySerial = replySerial
             case (.destination, .string):
-                header.destination = BusName(trusted: try readName(NameRules.busName, "the DESTINATION field is not a valid bus name"))
+                header.destination = BusName(trusted: try readName(.busName, &recent, "the DESTINATION field is not a valid bus name"))
             case (.sender, .string):
-                header.sender = BusName(trusted: try readName(NameRules.busName, "the SENDER field is not a valid bus name"))
+                header.sender = BusName(trusted: try readName(.busName, &recent, "the SENDER field is not a valid bus name"))
             case (.signature, .signature):
                 signature = try readSignature()
             case (.unixFDs, .uint32):
@@ -224,6 +225,17 @@ struct WireReader {
         let bytes = try readTextBytes()
         guard rule(bytes) == nil else { throw failure(reason, at: at) }
         return String(unsafeUninitializedCapacity: bytes.count) { $0.initialize(fromContentsOf: bytes) }
+    }
+
+    /// `readName` for a header field, through the names read lately.
+    private mutating func readName(_ kind: RecentNames.Kind, _ recent: inout RecentNames, _ reason: String) throws(DBusError) -> String {
+        let at = position
+        let bytes = try readTextBytes()
+        if let known = recent.find(bytes, kind: kind) { return known }
+        guard kind.rule(bytes) == nil else { throw failure(reason, at: at) }
+        let name = String(unsafeUninitializedCapacity: bytes.count) { $0.initialize(fromContentsOf: bytes) }
+        recent.keep(name, kind: kind)
+        return name
     }
 
     /// A length-prefixed string's bytes, with no NUL among them and one after them.

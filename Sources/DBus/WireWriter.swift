@@ -12,12 +12,17 @@ struct WireWriter {
     mutating func pad(to alignment: Int) {
         let remainder = bytes.count & (alignment - 1)
         guard remainder != 0 else { return }
-        for _ in remainder..<alignment { bytes.append(0) }
+        bytes.append(contentsOf: repeatElement(0, count: alignment - remainder))
     }
 
     mutating func appendByte(_ byte: UInt8) { bytes.append(byte) }
 
-    mutating func appendBytes(_ other: [UInt8]) { bytes.append(contentsOf: other) }
+    /// Writes `value` over the four bytes at `offset` (a length known only later).
+    mutating func patch(_ value: UInt32, at offset: Int) {
+        withUnsafeBytes(of: value.littleEndian) { encoded in
+            for index in 0..<4 { bytes[offset + index] = encoded[index] }
+        }
+    }
 
     /// An integer at its own alignment.
     mutating func append<T: FixedWidthInteger>(_ value: T) {
@@ -110,9 +115,7 @@ struct WireWriter {
         try fill(&self)
         let length = bytes.count - start
         guard length <= WireFormat.maximumArrayLength else { throw .invalidArgs("cannot send an array longer than 64 MiB") }
-        withUnsafeBytes(of: UInt32(length).littleEndian) { encoded in
-            for index in 0..<4 { bytes[lengthAt + index] = encoded[index] }
-        }
+        patch(UInt32(length), at: lengthAt)
     }
 
     /// One value, at its type's alignment.

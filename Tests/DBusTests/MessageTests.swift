@@ -40,7 +40,8 @@ import WireAgreement
         #expect(signal.member == "HandlersChanged")
         #expect(signal.destination == nil)
         let built = try Message.methodCall(destination: ":1.42", path: "/", interface: nil, member: "Ping")
-        let call = try Message(received: try built.wireBytes(serial: 7))  // as received: a reply needs the call's serial
+        var recent = RecentNames()
+        let call = try Message(received: try built.wireBytes(serial: 7), recent: &recent)  // as received: a reply needs the call's serial
         let reply = try Message.reply(to: call)
         #expect(reply.member == nil)
         #expect(reply.destination == nil)  // the call's sender, which only the bus fills in

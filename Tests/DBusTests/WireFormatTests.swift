@@ -228,3 +228,33 @@ import WireAgreement
         #expect(throws: DBusError.self) { try incoming.next() }
     }
 }
+
+/// Names kept from earlier headers are reused only for the same bytes and
+/// the same rule: a member name is never taken for an interface, and a
+/// name that fails its rule is never kept.
+@Suite struct RecentNamesTests {
+    @Test func aNameIsReusedOnlyUnderTheRuleItPassed() throws {
+        var recent = RecentNames()
+        let call = MessageHeader(kind: .methodCall, serial: 1, path: "/a", interface: "org.example.I", member: "Ping", destination: ":1.5")
+        let first = try WireFormat.decodeHeader(try WireFormat.encode(call, body: []), recent: &recent).header
+        #expect(first == call)
+        let again = try WireFormat.decodeHeader(try WireFormat.encode(call, body: []), recent: &recent).header
+        #expect(again == call)
+        // "Ping" was kept as a member; as an interface it must still be refused
+        // (written here as a trusted name, which the writer does not check).
+        let bytes = try WireFormat.encode(
+            MessageHeader(kind: .methodCall, serial: 2, path: "/a", interface: InterfaceName(trusted: "Ping"), member: "Ping"), body: [])
+        let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(bytes, recent: &recent) }
+        #expect(refused?.message.contains("INTERFACE field is not a valid interface name") == true)
+        #expect(wireDisagreement(on: bytes) == nil)
+    }
+
+    @Test func moreNamesThanItKeepsAreStillReadRight() throws {
+        var recent = RecentNames()
+        for index in 0..<(3 * RecentNames.capacity) {
+            let header = MessageHeader(kind: .methodCall, serial: UInt32(index + 1), path: ObjectPath(trusted: "/p\(index % 20)"),
+                                       member: MemberName(trusted: "M\(index % 7)"), sender: BusName(trusted: ":1.\(index % 23)"))
+            #expect(try WireFormat.decodeHeader(try WireFormat.encode(header, body: []), recent: &recent).header == header)
+        }
+    }
+}

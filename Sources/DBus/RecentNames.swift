@@ -1,0 +1,50 @@
+import Glibc
+
+/// The names a connection's last messages carried in their headers (paths,
+/// interfaces, members, bus names), each kept with the rule it passed: a
+/// message naming one of them again gets the same `String`, with no
+/// allocation and no check run again. A run of calls to one object from one
+/// caller names the same five things every time.
+///
+/// Used on one thread (a connection's loop), like the stream it reads.
+struct RecentNames {
+    /// Which rule a name passed.
+    enum Kind: UInt8 {
+        case objectPath, interfaceName, memberName, busName
+
+        var rule: (UnsafeBufferPointer<UInt8>) -> String? {
+            switch self {
+            case .objectPath: NameRules.objectPath
+            case .interfaceName: NameRules.interfaceName
+            case .memberName: NameRules.memberName
+            case .busName: NameRules.busName
+            }
+        }
+    }
+
+    private var entries: [(kind: Kind, name: String)] = []
+    /// The entry replaced next, once all are taken.
+    private var next = 0
+    static let capacity = 16
+
+    /// The name of `kind` whose bytes are `bytes`, if one was kept.
+    mutating func find(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> String? {
+        for index in entries.indices where entries[index].kind == kind {
+            let found = entries[index].name.utf8.withContiguousStorageIfAvailable { kept in
+                kept.count == bytes.count && (bytes.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+            }
+            if found == true { return entries[index].name }
+        }
+        return nil
+    }
+
+    /// Keeps `name`, which passed `kind`'s rule, in place of the oldest.
+    mutating func keep(_ name: String, kind: Kind) {
+        if entries.count < Self.capacity {
+            entries.append((kind, name))
+        } else {
+            entries[next] = (kind, name)
+            next = (next + 1) % Self.capacity
+        }
+    }
+}
