@@ -23,7 +23,7 @@ extension Connection {
     ///     (`callsAwaitingAnswer(from:)`); checked and counted in one step.
     ///
     /// It runs on the caller's executor (`nonisolated(nonsending)`): all it
-    /// does before it waits is hand the message to libdbus, and the reply
+    /// does before it waits is hand the message to the loop, and the reply
     /// resumes the caller where it was. A hop to the generic executor and
     /// back cost a task with an executor preference (the daemon's calls)
     /// two reads of that preference under the task's lock.
@@ -79,13 +79,10 @@ extension Connection {
 
     /// Sends a call and records it by serial, with its deadline, on the loop queue.
     ///
-    /// Replies are matched here, not by libdbus's pending calls: those match
-    /// by serial alone and are consumed by the first reply, so a forged
-    /// answer used to take the record and the genuine one had to be caught
-    /// as a stray. Here a reply is taken only when `ReplyAuthority` accepts
-    /// it; a forgery is dropped and the call goes on waiting. libdbus also
-    /// builds a timeout error message and a timeout for every pending call;
-    /// the deadline here is one entry in the loop's table.
+    /// A reply is taken only when `ReplyAuthority` accepts it (the wire
+    /// matches by serial alone, so the first reply is not necessarily the
+    /// genuine one); a forgery is dropped and the call goes on waiting. The
+    /// deadline is one entry in the loop's table.
     func start(_ pending: PendingCall, _ message: Message, timeout: Duration) {
         loop.assertOnQueue()
         guard loop.socket != nil else {
@@ -193,7 +190,7 @@ public struct SentCall: Sendable {
     }
 }
 
-/// libdbus's timeout is an `int` of milliseconds.
+/// A timeout in whole milliseconds, as `poll` takes it.
 func milliseconds(_ duration: Duration) -> Int32 {
     let (seconds, attoseconds) = duration.components
     let total = seconds.multipliedReportingOverflow(by: 1000)

@@ -1,8 +1,8 @@
 /// A D-Bus error: a name a program can match on and a message a person can act on.
 ///
 /// Every failure in this module is one of these, whether it came from a peer
-/// (an error reply), from the bus, or from validating input before it reached
-/// libdbus. That keeps one vocabulary from the wire to the command line.
+/// (an error reply), from the bus, from the socket, or from validating input
+/// before it was sent. That keeps one vocabulary from the wire to the command line.
 public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error name, e.g. `org.freedesktop.DBus.Error.InvalidArgs`.
     public let name: ErrorName
@@ -27,7 +27,7 @@ extension DBusError {
     public static func noReply(_ message: String) -> DBusError { DBusError(.noReply, message) }
     /// `org.freedesktop.DBus.Error.Disconnected`: the connection is closed.
     public static func disconnected(_ message: String) -> DBusError { DBusError(.disconnected, message) }
-    /// `org.freedesktop.DBus.Error.NoMemory`: libdbus could not allocate.
+    /// `org.freedesktop.DBus.Error.NoMemory`: memory or descriptors ran out.
     static let noMemory = DBusError(.noMemory, "out of memory")
 }
 

@@ -11,8 +11,8 @@ import Synchronization
 /// where the global executor cost two (a worker to start the call, another
 /// to resume it) and the context switches that come with them.
 ///
-/// Jobs run on the queue only between turns of libdbus (never inside its
-/// dispatch), in the order they were enqueued.
+/// Jobs run on the queue only at the end of a turn of the loop (never inside
+/// its dispatch), in the order they were enqueued.
 final class LoopExecutor: TaskExecutor {
     private let loop: EventLoop
     private let jobs = Mutex<[UnownedJob]>([])

@@ -2,8 +2,8 @@ import SafeText
 
 /// A string that the D-Bus specification constrains, checked once when made.
 ///
-/// Values of conforming types are valid by construction, so they can be handed
-/// to libdbus, which aborts the process on invalid names, without further checks.
+/// Values of conforming types are valid by construction, so they are written
+/// into messages without further checks.
 public protocol DBusName: Hashable, Sendable, Comparable, CustomStringConvertible,
     ExpressibleByStringLiteral
 {

@@ -1,6 +1,6 @@
 /// Who may answer one method call, and what their answer counts as.
 ///
-/// libdbus matches a reply to its call by serial alone, so any peer on the
+/// The wire matches a reply to its call by serial alone, so any peer on the
 /// bus can answer a call whose serial it guessed. Every call this module
 /// makes, asynchronous or blocking, is judged here before its reply is used:
 ///
@@ -15,8 +15,8 @@
 /// - the bus may always answer with an error (it reports for a peer that
 ///   left, timed out, or could not be started);
 /// - errors that mean "nobody is there" (`ServiceUnknown`, `NameHasNoOwner`,
-///   `NoReply`, the `Spawn.*` family) count as such only from the bus driver
-///   or from libdbus itself; from a peer they are that peer's failure
+///   `NoReply`, the `Spawn.*` family) count as such only from the bus driver;
+///   from a peer they are that peer's failure
 ///   (`Failed`), so no peer can make a caller believe a service is absent.
 ///
 /// A peer that takes a free well-known name is that name's owner, as far as
@@ -63,13 +63,12 @@ struct ReplyAuthority: Sendable {
         owners.insert(owner)
     }
 
-    /// Judges `reply`, given its sender (`nil` when libdbus made it locally).
+    /// Judges `reply`, given its sender.
     func verdict(sender: String?, kind: Message.Kind, errorName: ErrorName?, message: () -> String) -> Verdict {
-        guard let sender else {
-            // Made by libdbus itself (the timeout's NoReply): never from a
-            // peer, since the bus fills in every routed message's sender.
-            return kind == .error ? .accept : .drop
-        }
+        // The bus fills in the sender of every message it routes, its own
+        // included, and nothing is made locally (a call's deadline is the
+        // connection's, not a message): a reply without one is dropped.
+        guard let sender else { return .drop }
         if sender == BusName.bus.rawValue {
             if kind == .error { return .accept }
             return destination == .bus ? .accept : .drop

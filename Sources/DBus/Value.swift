@@ -88,8 +88,9 @@ extension Value {
 
     /// Why this value cannot be sent, or `nil` when it can.
     ///
-    /// libdbus aborts the process on some invalid input (a string with a NUL,
-    /// an element of the wrong type), so everything is checked here first.
+    /// Checked when a message is made, so that a value the wire cannot carry
+    /// (a string with a NUL, an element of the wrong type) is the maker's
+    /// error, never a half-written message.
     func problem(depth: Int = 0) -> String? {
         if depth > Self.maximumNesting { return "values are nested more than \(Self.maximumNesting) deep" }
         switch self {

@@ -77,9 +77,12 @@ struct ReplyAuthorityTests {
         #expect(word == expected)
     }
 
-    @Test func libdbusOwnTimeoutCountsAndNothingElseWithoutASender() {
+    /// The bus names the sender of everything it routes, and nothing is made
+    /// locally (libdbus made its timeout's NoReply without one; the layer's
+    /// deadline is no message): a reply without a sender counts for nothing.
+    @Test func nothingWithoutASenderCounts() {
         let authority = ReplyAuthority(destination: "org.example.Slow")
-        #expect(authority.verdict(sender: nil, kind: .error, errorName: .noReply) { "" } == .accept)
+        #expect(authority.verdict(sender: nil, kind: .error, errorName: .noReply) { "" } == .drop)
         #expect(authority.verdict(sender: nil, kind: .methodReturn, errorName: nil) { "" } == .drop)
     }
 
