@@ -161,7 +161,7 @@ final class EventLoop: @unchecked Sendable {
         }
         let bytes = try message.wireBytes(serial: serial)
         if outgoingStart == outgoing.count {
-            outgoing.removeAll(keepingCapacity: true)
+            outgoing.removeAll(keepingCapacity: outgoing.capacity <= MessageStream.keptCapacity)
             outgoingStart = 0
             let written = write(bytes[...])
             if written < bytes.count { outgoing.append(contentsOf: bytes[written...]) }
@@ -197,7 +197,7 @@ final class EventLoop: @unchecked Sendable {
         guard outgoingStart < outgoing.count else { return }
         outgoingStart += write(outgoing[outgoingStart...])
         if outgoingStart == outgoing.count {
-            outgoing.removeAll(keepingCapacity: true)
+            outgoing.removeAll(keepingCapacity: outgoing.capacity <= MessageStream.keptCapacity)
             outgoingStart = 0
         }
         waitForRoomIfNeeded()

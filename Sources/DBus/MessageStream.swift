@@ -8,11 +8,20 @@ struct MessageStream {
 
     /// Adds bytes as they were read.
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        if start > 0, start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        }
+        if start > 0, start == buffer.count { empty() }
         buffer.append(contentsOf: bytes)
+    }
+
+    /// The largest buffer kept once empty: one huge message (the bus allows
+    /// 128 MiB) must not keep its memory for the connection's lifetime.
+    static let keptCapacity = 1 << 20
+
+    /// The memory the stream holds on to, in bytes.
+    var heldCapacity: Int { buffer.capacity }
+
+    private mutating func empty() {
+        buffer.removeAll(keepingCapacity: buffer.capacity <= Self.keptCapacity)
+        start = 0
     }
 
     /// The next whole message, or `nil` until all of it has come.
@@ -33,8 +42,7 @@ struct MessageStream {
         let message = Array(buffer[start..<start + length])
         self.start += length
         if self.start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            self.start = 0
+            empty()
         } else if self.start > 1 << 16 {
             buffer.removeSubrange(0..<self.start)
             self.start = 0

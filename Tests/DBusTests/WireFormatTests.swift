@@ -220,6 +220,15 @@ import WireAgreement
         #expect(taken == Self.messages)
     }
 
+    /// One huge message does not keep its memory for the connection's life.
+    @Test func aHugeMessageLeavesNoHugeBuffer() throws {
+        let huge = try WireFormat.encode(WireFormatTests.headers[2], body: [.string(String(repeating: "x", count: 4 << 20))])
+        var incoming = MessageStream()
+        huge.withUnsafeBytes { incoming.append($0) }
+        #expect(try incoming.next() == huge)
+        #expect(incoming.heldCapacity <= MessageStream.keptCapacity)
+    }
+
     @Test func bytesThatCannotStartAMessageAreRefused() {
         var incoming = MessageStream()
         var bytes = Self.messages[0]
