@@ -6,8 +6,9 @@ import Posix
 /// bus expects), then carrying whole messages. Every wait is a `poll` with
 /// the caller's deadline; the descriptor is non-blocking and close-on-exec.
 ///
-/// Not `Sendable`: one thread uses it, then closes it.
-struct BusSocket {
+/// `Sendable` as a descriptor is: it is made on one thread and handed to
+/// the one that then uses it (a connection's loop), never used by two at once.
+struct BusSocket: Sendable {
     let descriptor: FileDescriptor
 
     /// Connects to the first of `address`'s sockets that accepts, and

@@ -37,9 +37,17 @@ public final class Connection: Sendable {
     /// `connect(to:timeout:)` with the poll the loop waits with (tests make it fail).
     static func connect(to address: String, timeout: Duration, poll: @escaping WatchPoller.Poll) async throws(DBusError) -> Connection {
         let deadline = ContinuousClock.now + timeout
-        // A local socket connects and authenticates in well under a
-        // millisecond; the deadline bounds a bus that does not answer.
-        let socket = try BusSocket.connect(to: try BusAddress(address), before: deadline)
+        let busAddress = try BusAddress(address)
+        // Connecting and authenticating wait on the socket (well under a
+        // millisecond on a local bus; at most until the deadline on one
+        // that does not answer): on a thread of their own, not the caller's
+        // task's, which may be one of the few the concurrency runtime has.
+        let connected: Result<BusSocket, DBusError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(DBusError) in try BusSocket.connect(to: busAddress, before: deadline) })
+            }
+        }
+        let socket = try connected.get()
 
         let connection = Connection(loop: EventLoop(label: "openurld.dbus"))
         // A deliberate cycle: an open connection stays alive, and keeps
