@@ -97,6 +97,17 @@ struct BusSocket: Sendable {
     /// Writes all of `bytes`, waiting for room as long as `deadline` allows.
     func send(_ bytes: [UInt8], before deadline: ContinuousClock.Instant) throws(DBusError) {
         var offset = 0
+        while true {
+            offset += try sendNow(bytes[offset...])
+            guard offset < bytes.count else { return }
+            try wait(for: Int16(POLLOUT), before: deadline)
+        }
+    }
+
+    /// Writes as much of `bytes` as the socket takes without waiting; how much it took.
+    /// - Throws: `Disconnected` for any failure but a full socket.
+    func sendNow(_ bytes: ArraySlice<UInt8>) throws(DBusError) -> Int {
+        var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { all in
                 retryingOnInterrupt { Glibc.send(descriptor.rawValue, all.baseAddress! + offset, all.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -107,25 +118,34 @@ struct BusSocket: Sendable {
             }
             let failure = Errno.current
             guard written < 0, failure == .wouldBlock else { throw Self.closed(failure) }
-            try wait(for: Int16(POLLOUT), before: deadline)
+            break
         }
+        return offset
     }
 
     /// Reads what has come, at most `buffer.count` bytes, waiting for some
     /// as long as `deadline` allows; 0 when the bus closed the connection.
     func receive(into buffer: UnsafeMutableRawBufferPointer, before deadline: ContinuousClock.Instant) throws(DBusError) -> Int {
         while true {
-            let count = retryingOnInterrupt { Glibc.recv(descriptor.rawValue, buffer.baseAddress, buffer.count, 0) }
-            if count >= 0 { return count }
-            let failure = Errno.current
-            guard failure == .wouldBlock else { throw Self.closed(failure) }
+            if let count = try receiveNow(into: buffer) { return count }
             try wait(for: Int16(POLLIN), before: deadline)
         }
     }
 
+    /// Reads what has come without waiting: `nil` when nothing has, 0 when
+    /// the bus closed the connection.
+    /// - Throws: `Disconnected` for any failure but an empty socket.
+    func receiveNow(into buffer: UnsafeMutableRawBufferPointer) throws(DBusError) -> Int? {
+        let count = retryingOnInterrupt { Glibc.recv(descriptor.rawValue, buffer.baseAddress, buffer.count, 0) }
+        if count >= 0 { return count }
+        let failure = Errno.current
+        guard failure == .wouldBlock else { throw Self.closed(failure) }
+        return nil
+    }
+
     /// Waits until the socket is ready for `events`.
     /// - Throws: `NoReply` when `deadline` passes first.
-    private func wait(for events: Int16, before deadline: ContinuousClock.Instant) throws(DBusError) {
+    func wait(for events: Int16, before deadline: ContinuousClock.Instant) throws(DBusError) {
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { throw DBusError.noReply("no reply arrived within the time limit") }

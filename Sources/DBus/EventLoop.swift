@@ -1,7 +1,6 @@
 import CDispatch
 import Dispatch
 import Glibc
-import Posix
 import Synchronization
 
 /// Services one bus socket on one serial queue.
@@ -133,7 +132,9 @@ final class EventLoop: @unchecked Sendable {
         socket.close()
         self.socket = nil
         received.removeAll()
+        receivedStart = 0
         outgoing.removeAll()
+        outgoingStart = 0
         callDeadlines = [:]
         timerSetFor = nil
     }
@@ -176,20 +177,12 @@ final class EventLoop: @unchecked Sendable {
     /// A failure other than a full socket closes the connection (at the end of the turn).
     private func write(_ bytes: ArraySlice<UInt8>) -> Int {
         guard let socket else { return 0 }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { all in
-                retryingOnInterrupt { Glibc.send(socket.descriptor.rawValue, all.baseAddress! + offset, all.count - offset, Int32(MSG_NOSIGNAL)) }
-            }
-            if written > 0 {
-                offset += written
-                continue
-            }
-            let failure = Errno.current
-            if written < 0, failure != .wouldBlock { lose("the bus connection failed: \(failure)") }
-            break
+        do {
+            return try socket.sendNow(bytes)
+        } catch {
+            lose(error.message)
+            return 0
         }
-        return offset
     }
 
     /// Writes what is queued, as far as the socket takes it.
@@ -225,11 +218,9 @@ final class EventLoop: @unchecked Sendable {
     func flush(within limit: Duration) {
         assertOnQueue()
         let deadline = ContinuousClock.now + limit
-        while hasQueuedBytes, let socket, ContinuousClock.now < deadline {
+        while hasQueuedBytes, let socket {
             flushQueued()
-            guard hasQueuedBytes else { return }
-            var polled = pollfd(fd: socket.descriptor.rawValue, events: Int16(POLLOUT), revents: 0)
-            _ = retryingOnInterrupt { Glibc.poll(&polled, 1, 50) }
+            guard hasQueuedBytes, (try? socket.wait(for: Int16(POLLOUT), before: deadline)) != nil else { return }
         }
     }
 
@@ -251,16 +242,13 @@ final class EventLoop: @unchecked Sendable {
         guard let socket else { return }
         var ended: String?
         for _ in 0..<16 {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                retryingOnInterrupt { Glibc.recv(socket.descriptor.rawValue, buffer.baseAddress, buffer.count, 0) }
-            }
-            if count == 0 {
-                ended = "the bus closed the connection"
-                break
-            }
-            if count < 0 {
-                let failure = Errno.current
-                if failure != .wouldBlock { ended = "the bus connection failed: \(failure)" }
+            let read = chunk.withUnsafeMutableBytes { buffer in Result { () throws(DBusError) in try socket.receiveNow(into: buffer) } }
+            guard case .success(let count?) = read, count > 0 else {
+                switch read {
+                case .success(0): ended = "the bus closed the connection"
+                case .failure(let error): ended = error.message
+                default: break  // nothing more has come
+                }
                 break
             }
             chunk.withUnsafeBytes { stream.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
