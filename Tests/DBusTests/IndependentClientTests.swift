@@ -64,7 +64,7 @@ struct IndependentClientTests {
         }
     }
 
-    @Test func busctlCallsAMethodAndPingsThePeer() async throws {
+    @Test func busctlCallsAMethodAndAsksThePeer() async throws {
         try await withServer { bus, server in
             let call = try await run([
                 "busctl", "--address=" + bus.address, "call", server.uniqueName.rawValue,
@@ -78,6 +78,24 @@ struct IndependentClientTests {
                 BusTests.path.rawValue, "org.freedesktop.DBus.Peer", "Ping",
             ])
             #expect(ping.status == 0, "busctl: \(ping.stderr)")
+
+            // Peer is answered at any path, exported or not, as libdbus and
+            // GDBus answer it: the machine's ID as the bus itself gives it.
+            let machine = try await run([
+                "busctl", "--address=" + bus.address, "call", server.uniqueName.rawValue,
+                "/nothing/here", "org.freedesktop.DBus.Peer", "GetMachineId",
+            ])
+            let busMachine = try await run([
+                "busctl", "--address=" + bus.address, "call", "org.freedesktop.DBus",
+                "/org/freedesktop/DBus", "org.freedesktop.DBus.Peer", "GetMachineId",
+            ])
+            #expect(machine.status == 0, "busctl: \(machine.stderr)")
+            #expect(machine.stdout.hasPrefix("s \"") && machine.stdout == busMachine.stdout, "\(machine.stdout) against the bus's \(busMachine.stdout)")
+            let unknown = try await run([
+                "busctl", "--address=" + bus.address, "call", server.uniqueName.rawValue,
+                BusTests.path.rawValue, "org.freedesktop.DBus.Peer", "Pong",
+            ])
+            #expect(unknown.status != 0 && unknown.stderr.contains("no method Pong"), "busctl: \(unknown.stderr)")
 
             let wrong = try await run([
                 "busctl", "--address=" + bus.address, "call", server.uniqueName.rawValue,
