@@ -96,6 +96,11 @@ struct IndependentClientTests {
                 BusTests.path.rawValue, "org.freedesktop.DBus.Peer", "Pong",
             ])
             #expect(unknown.status != 0 && unknown.stderr.contains("no method Pong"), "busctl: \(unknown.stderr)")
+            let withArguments = try await run([
+                "busctl", "--address=" + bus.address, "call", server.uniqueName.rawValue,
+                BusTests.path.rawValue, "org.freedesktop.DBus.Peer", "Ping", "s", "x",
+            ])
+            #expect(withArguments.status != 0 && withArguments.stderr.contains("Ping takes no arguments"), "busctl: \(withArguments.stderr)")
 
             let wrong = try await run([
                 "busctl", "--address=" + bus.address, "call", server.uniqueName.rawValue,
