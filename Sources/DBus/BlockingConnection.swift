@@ -1,5 +1,3 @@
-import Glibc
-
 /// A bus connection for one-shot clients such as `openurl URL`: each call
 /// blocks the calling thread until its reply or its timeout. It starts no
 /// thread, no event loop and no concurrency runtime, and speaks to the bus
@@ -138,8 +136,7 @@ public final class BlockingConnection {
     }
 
     /// The next message from the bus, read and checked in full. A stream
-    /// that cannot be read closes the connection, as libdbus does; a message
-    /// of a type the specification does not define is skipped.
+    /// that cannot be read closes the connection, as libdbus does.
     private func receive(on socket: BusSocket, before deadline: ContinuousClock.Instant) throws(DBusError) -> (header: MessageHeader, body: [Value]) {
         while true {
             let message: [UInt8]?
@@ -150,7 +147,6 @@ public final class BlockingConnection {
                 throw .disconnected("the bus sent bytes that are not a message: \(error.message)")
             }
             if let message {
-                guard message.count > 1, Message.Kind(wireCode: message[1]) != nil else { continue }
                 do {
                     return try WireFormat.decode(message)
                 } catch {

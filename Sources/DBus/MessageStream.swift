@@ -24,7 +24,8 @@ struct MessageStream {
         start = 0
     }
 
-    /// The next whole message, or `nil` until all of it has come.
+    /// The next whole message, or `nil` until all of it has come. A message
+    /// of a type the specification does not define is skipped, as it asks.
     /// - Throws: `InvalidArgs` when the bytes cannot start a message (an
     ///   endianness byte that is neither, lengths past the limits): the
     ///   stream is corrupt and cannot be read further.
@@ -39,7 +40,8 @@ struct MessageStream {
         }
         let length = try measured.get()
         guard available >= length else { return nil }
-        let message = Array(buffer[start..<start + length])
+        let defined = Message.Kind(wireCode: buffer[start + 1]) != nil
+        let message = defined ? Array(buffer[start..<start + length]) : nil
         self.start += length
         if self.start == buffer.count {
             empty()
@@ -47,6 +49,7 @@ struct MessageStream {
             buffer.removeSubrange(0..<self.start)
             self.start = 0
         }
-        return message
+        if let message { return message }
+        return try next()
     }
 }

@@ -229,6 +229,16 @@ import WireAgreement
         #expect(incoming.heldCapacity <= MessageStream.keptCapacity)
     }
 
+    /// A type the specification does not define is skipped, and what follows it read.
+    @Test func aMessageOfAnUndefinedTypeIsSkipped() throws {
+        var undefined = Self.messages[0]
+        undefined[1] = 9
+        var incoming = MessageStream()
+        (undefined + Self.messages[1]).withUnsafeBytes { incoming.append($0) }
+        #expect(try incoming.next() == Self.messages[1])
+        #expect(try incoming.next() == nil)
+    }
+
     @Test func bytesThatCannotStartAMessageAreRefused() {
         var incoming = MessageStream()
         var bytes = Self.messages[0]

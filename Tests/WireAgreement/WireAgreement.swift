@@ -29,7 +29,7 @@ public func wireDisagreement(on bytes: [UInt8]) -> String? {
         // A type the specification does not define: libdbus loads the
         // message and its dispatch ignores it, as the specification asks.
         // This refuses it, and a connection reading a stream skips it
-        // (`EventLoop`, `BlockingConnection`) rather than take it for corruption.
+        // (`MessageStream`) rather than take it for corruption.
         return nil
     case (.failure, .success(let read)) where [read.header.sender, read.header.destination].contains(where: isUniqueNameOnlyLibdbusTakes):
         // A unique name of one element (":1-42") or with an empty first one
