@@ -181,7 +181,7 @@ extension Message {
     /// Parses a message from its wire format, as it would arrive, checking all of it.
     /// - Throws: `InvalidArgs` when the bytes are not a valid message.
     public static func demarshal(_ bytes: [UInt8]) throws(DBusError) -> Message {
-        var recent = RecentNames()
+        var recent = RecentNames.none
         let message = try Message(received: bytes, recent: &recent)
         _ = try message.arguments()
         return message

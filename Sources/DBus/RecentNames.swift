@@ -25,7 +25,15 @@ struct RecentNames {
     private var entries: [(kind: Kind, name: String)] = []
     /// The entry replaced next, once all are taken.
     private var next = 0
-    static let capacity = 16
+    /// How many names are kept.
+    let capacity: Int
+
+    /// Keeps the last `capacity` names (16: a few callers' and peers' worth).
+    init(capacity: Int = 16) { self.capacity = capacity }
+
+    /// Keeps nothing: for a message read once, on its own, where keeping
+    /// would cost allocations and save nothing.
+    static var none: RecentNames { RecentNames(capacity: 0) }
 
     /// The name of `kind` whose bytes are `bytes`, if one was kept.
     mutating func find(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> String? {
@@ -40,11 +48,11 @@ struct RecentNames {
 
     /// Keeps `name`, which passed `kind`'s rule, in place of the oldest.
     mutating func keep(_ name: String, kind: Kind) {
-        if entries.count < Self.capacity {
+        if entries.count < capacity {
             entries.append((kind, name))
-        } else {
+        } else if capacity > 0 {
             entries[next] = (kind, name)
-            next = (next + 1) % Self.capacity
+            next = (next + 1) % capacity
         }
     }
 }

@@ -104,37 +104,37 @@ public enum WireFormat {
     /// The header of the message `bytes` hold, checked, and where its body
     /// starts; the body is left for `decodeBody`.
     static func decodeHeader(_ bytes: [UInt8], recent: inout RecentNames) throws(DBusError) -> (header: MessageHeader, bodyOffset: Int) {
-        var failure: DBusError?
-        let read = bytes.withUnsafeBytes { buffer -> ReadHeader? in
-            do throws(DBusError) {
-                var reader = try WireReader(message: buffer)
-                let header = try reader.readHeader(recent: &recent)
-                return ReadHeader(header: header, bodyOffset: reader.bodyOffset)
-            } catch {
-                failure = error
-                return nil
-            }
+        let read = try reading(bytes) { reader throws(DBusError) in
+            ReadHeader(header: try reader.readHeader(recent: &recent), bodyOffset: reader.bodyOffset)
         }
-        guard let read else { throw failure ?? .invalidArgs("invalid message") }
         return (read.header, read.bodyOffset)
     }
 
     /// The body of the message `bytes` hold, whose header `decodeHeader`
     /// read: checked against `signature` with nothing left over.
     static func decodeBody(_ bytes: [UInt8], at offset: Int, signature: Signature) throws(DBusError) -> [Value] {
+        try reading(bytes) { reader throws(DBusError) in
+            reader.skipHeader(to: offset)
+            return try reader.readBody(signature)
+        }
+    }
+
+    /// `read` given a reader of `bytes`. Its result should be a struct or an
+    /// array, not a tuple: a tuple's type metadata is looked up at run time
+    /// on every call through a generic closure.
+    private static func reading<Read>(_ bytes: [UInt8], _ read: (inout WireReader) throws(DBusError) -> Read) throws(DBusError) -> Read {
         var failure: DBusError?
-        let body = bytes.withUnsafeBytes { buffer -> [Value]? in
+        let result = bytes.withUnsafeBytes { buffer -> Read? in
             do throws(DBusError) {
                 var reader = try WireReader(message: buffer)
-                reader.skipHeader(to: offset)
-                return try reader.readBody(signature)
+                return try read(&reader)
             } catch {
                 failure = error
                 return nil
             }
         }
-        guard let body else { throw failure ?? .invalidArgs("invalid message") }
-        return body
+        guard let result else { throw failure ?? .invalidArgs("invalid message") }
+        return result
     }
 
     /// How many bytes a message takes in all, from its first 16.
@@ -161,21 +161,11 @@ public enum WireFormat {
     /// The header and body of the message `bytes` hold, all of it checked.
     /// - Throws: `InvalidArgs` saying what is wrong and at which offset.
     public static func decode(_ bytes: [UInt8]) throws(DBusError) -> (header: MessageHeader, body: [Value]) {
-        var failure: DBusError?
-        let message = bytes.withUnsafeBytes { buffer -> DecodedMessage? in
-            do throws(DBusError) {
-                var reader = try WireReader(message: buffer)
-                var recent = RecentNames()
-                let header = try reader.readHeader(recent: &recent)
-                return DecodedMessage(header: header, body: try reader.readBody(header.signature))
-            } catch {
-                failure = error
-                return nil
-            }
+        let message = try reading(bytes) { reader throws(DBusError) in
+            var recent = RecentNames.none
+            let header = try reader.readHeader(recent: &recent)
+            return DecodedMessage(header: header, body: try reader.readBody(header.signature))
         }
-        // A struct, not a tuple, through the generic closure: a tuple's
-        // type metadata is looked up at run time on every call.
-        guard let message else { throw failure ?? .invalidArgs("invalid message") }
         return (message.header, message.body)
     }
 }

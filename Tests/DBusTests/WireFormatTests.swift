@@ -270,7 +270,7 @@ import WireAgreement
 
     @Test func moreNamesThanItKeepsAreStillReadRight() throws {
         var recent = RecentNames()
-        for index in 0..<(3 * RecentNames.capacity) {
+        for index in 0..<(3 * RecentNames().capacity) {
             let header = MessageHeader(kind: .methodCall, serial: UInt32(index + 1), path: ObjectPath(trusted: "/p\(index % 20)"),
                                        member: MemberName(trusted: "M\(index % 7)"), sender: BusName(trusted: ":1.\(index % 23)"))
             #expect(try WireFormat.decodeHeader(try WireFormat.encode(header, body: []), recent: &recent).header == header)
