@@ -82,10 +82,13 @@ struct BusSocket: Sendable {
         while !(line.count >= 2 && line[line.count - 2] == UInt8(ascii: "\r") && line[line.count - 1] == UInt8(ascii: "\n")) {
             guard line.count < 512 else { throw DBusError(.authFailed, "the bus's answer to authentication is too long") }
             // One byte at a time: nothing after the line may be taken from the stream.
-            var byte: UInt8 = 0
-            let count = try receive(into: UnsafeMutableRawBufferPointer(start: &byte, count: 1), before: deadline)
+            var byte: [UInt8] = [0]
+            let received = byte.withUnsafeMutableBytes { buffer in
+                Result { () throws(DBusError) in try receive(into: buffer, before: deadline) }
+            }
+            let count = try received.get()
             guard count == 1 else { throw DBusError.disconnected("the bus closed the connection while authenticating") }
-            line.append(byte)
+            line.append(byte[0])
         }
         guard line.starts(with: Array("OK ".utf8)) else {
             let answer = String(decoding: line.dropLast(2), as: UTF8.self)

@@ -109,10 +109,7 @@ public final class Message: Sendable {
         case .wire(let bytes, _):
             return bytes
         case .values(let values):
-            var header = header
-            header.serial = serial
-            header.flags = flags
-            return try WireFormat.encode(header, checkedBody: values)
+            return try WireFormat.encode(header, serial: serial, flags: flags, checkedBody: values)
         }
     }
 }

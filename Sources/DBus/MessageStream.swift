@@ -9,7 +9,8 @@ struct MessageStream {
     /// Adds bytes as they were read.
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0, start == buffer.count { empty() }
-        buffer.append(contentsOf: bytes)
+        // As typed bytes, which are copied at once: a raw buffer was appended byte by byte.
+        buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     /// The largest buffer kept once empty: one huge message (the bus allows

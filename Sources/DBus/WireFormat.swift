@@ -50,19 +50,22 @@ public enum WireFormat {
         return try encode(header, checkedBody: body)
     }
 
-    /// `encode` of a body whose values were checked when its message was made.
-    static func encode(_ header: MessageHeader, checkedBody body: [Value]) throws(DBusError) -> [UInt8] {
+    /// `encode` of a body whose values were checked when its message was made,
+    /// with `serial` and `flags` in place of the header's when given (a
+    /// message numbered as it is sent, without a copy of its header).
+    static func encode(
+        _ header: MessageHeader, serial: UInt32? = nil, flags: MessageHeader.Flags? = nil, checkedBody body: [Value]
+    ) throws(DBusError) -> [UInt8] {
         if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
         // One buffer: the header, then the body, whose length is written
         // into the fixed header once it is known.
-        var writer = WireWriter()
-        writer.reserve(256)
+        var writer = WireWriter(capacity: 256)
         writer.appendByte(UInt8(ascii: "l"))
         writer.appendByte(header.kind.wireCode)
-        writer.appendByte(header.flags.rawValue)
+        writer.appendByte((flags ?? header.flags).rawValue)
         writer.appendByte(protocolVersion)
         writer.append(UInt32(0))  // the body's length, below
-        writer.append(header.serial)
+        writer.append(serial ?? header.serial)
         try writer.appendArray(alignment: 8) { fields throws(DBusError) in
             func text(_ field: Field, _ code: UInt8, _ text: String?) {
                 guard let text else { return }
@@ -92,13 +95,13 @@ public enum WireFormat {
             }
         }
         writer.pad(to: 8)
-        let bodyStart = writer.bytes.count
+        let bodyStart = writer.count
         for value in body { try writer.append(value) }
-        guard writer.bytes.count <= maximumMessageSize else {
+        guard writer.count <= maximumMessageSize else {
             throw .invalidArgs("cannot encode the message: it is longer than 128 MiB")
         }
-        writer.patch(UInt32(writer.bytes.count - bodyStart), at: 4)
-        return writer.bytes
+        writer.patch(UInt32(writer.count - bodyStart), at: 4)
+        return writer.finish()
     }
 
     /// The header of the message `bytes` hold, checked, and where its body

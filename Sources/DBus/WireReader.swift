@@ -1,3 +1,5 @@
+import Glibc
+
 /// Reads a message in the wire format, checking every byte it reads: a
 /// failed check throws `InvalidArgs` naming the rule and the offset, and
 /// nothing it reads can trap or read outside the buffer.
@@ -39,7 +41,10 @@ struct WireReader {
         position = 8
         let serial = try read(UInt32.self)
         guard serial != 0 else { throw failure("the serial is 0", at: 8) }
-        var header = MessageHeader(kind: kind, flags: MessageHeader.Flags(rawValue: buffer[2]), serial: serial)
+        // The fields are read into locals and the header made once, at the
+        // end: a header mutated field by field was copied whole twice.
+        var path: ObjectPath?, interface: InterfaceName?, member: MemberName?, errorName: ErrorName?
+        var replySerial: UInt32?, destination: BusName?, sender: BusName?
         position = WireFormat.fixedHeaderSize
         let end = position + fieldsLength
         var seen: UInt16 = 0
@@ -65,25 +70,25 @@ struct WireReader {
             seen |= bit
             switch (field, type) {
             case (.path, .objectPath):
-                let path = try readName(.objectPath, &recent, "the PATH field is not a valid object path")
-                guard path != WireFormat.localPath else { throw failure("the message uses the local path", at: at) }
-                header.path = ObjectPath(trusted: path)
+                let text = try readName(.objectPath, &recent, "the PATH field is not a valid object path")
+                guard text != WireFormat.localPath else { throw failure("the message uses the local path", at: at) }
+                path = ObjectPath(trusted: text)
             case (.interface, .string):
-                let name = try readName(.interfaceName, &recent, "the INTERFACE field is not a valid interface name")
-                guard name != WireFormat.localInterface else { throw failure("the message uses the local interface", at: at) }
-                header.interface = InterfaceName(trusted: name)
+                let text = try readName(.interfaceName, &recent, "the INTERFACE field is not a valid interface name")
+                guard text != WireFormat.localInterface else { throw failure("the message uses the local interface", at: at) }
+                interface = InterfaceName(trusted: text)
             case (.member, .string):
-                header.member = MemberName(trusted: try readName(.memberName, &recent, "the MEMBER field is not a valid member name"))
+                member = MemberName(trusted: try readName(.memberName, &recent, "the MEMBER field is not a valid member name"))
             case (.errorName, .string):
-                header.errorName = ErrorName(trusted: try readName(.interfaceName, &recent, "the ERROR_NAME field is not a valid error name"))
+                errorName = ErrorName(trusted: try readName(.interfaceName, &recent, "the ERROR_NAME field is not a valid error name"))
             case (.replySerial, .uint32):
-                let replySerial = try read(UInt32.self)
-                guard replySerial != 0 else { throw failure("the REPLY_SERIAL field is 0", at: at) }
-                header.replySerial = replySerial
+                let serial = try read(UInt32.self)
+                guard serial != 0 else { throw failure("the REPLY_SERIAL field is 0", at: at) }
+                replySerial = serial
             case (.destination, .string):
-                header.destination = BusName(trusted: try readName(.busName, &recent, "the DESTINATION field is not a valid bus name"))
+                destination = BusName(trusted: try readName(.busName, &recent, "the DESTINATION field is not a valid bus name"))
             case (.sender, .string):
-                header.sender = BusName(trusted: try readName(.busName, &recent, "the SENDER field is not a valid bus name"))
+                sender = BusName(trusted: try readName(.busName, &recent, "the SENDER field is not a valid bus name"))
             case (.signature, .signature):
                 signature = try readSignature()
             case (.unixFDs, .uint32):
@@ -94,13 +99,12 @@ struct WireReader {
             }
         }
         guard position == end else { throw failure("the header fields overrun their length", at: end) }
+        let header = MessageHeader(
+            kind: kind, flags: MessageHeader.Flags(rawValue: buffer[2]), serial: serial, path: path, interface: interface, member: member,
+            errorName: errorName, replySerial: replySerial, destination: destination, sender: sender, signature: signature ?? .empty)
         if let missing = header.missingField { throw failure(missing, at: WireFormat.fixedHeaderSize) }
         try align(8)
-        if let signature {
-            header.signature = signature
-        } else if bodyLength > 0 {
-            throw failure("the message has a body but no SIGNATURE field", at: position)
-        }
+        if signature == nil, bodyLength > 0 { throw failure("the message has a body but no SIGNATURE field", at: position) }
         return header
     }
 
@@ -187,7 +191,10 @@ struct WireReader {
     // MARK: Basic reads
 
     /// Skips to the next multiple of `alignment`; the bytes skipped must be zero.
+    @inline(__always)
     private mutating func align(_ alignment: Int) throws(DBusError) {
+        // Most reads are aligned already (every string's length, most fields).
+        guard position & (alignment - 1) != 0 else { return }
         let next = (position + alignment - 1) & ~(alignment - 1)
         guard next <= buffer.count else { throw failure("the message ends inside padding", at: position) }
         while position < next {
@@ -279,7 +286,7 @@ struct WireReader {
     private mutating func textBytes(length: Int, at: Int) throws(DBusError) -> UnsafeBufferPointer<UInt8> {
         let bytes = UnsafeRawBufferPointer(rebasing: buffer[position..<position + length]).assumingMemoryBound(to: UInt8.self)
         guard buffer[position + length] == 0 else { throw failure("a string is not followed by a NUL", at: at) }
-        guard !bytes.contains(0) else { throw failure("a string contains a NUL", at: at) }
+        guard length == 0 || memchr(bytes.baseAddress!, 0, length) == nil else { throw failure("a string contains a NUL", at: at) }
         position += length + 1
         return bytes
     }

@@ -3,31 +3,87 @@
 ///
 /// It writes what it is given: `WireFormat.encode` checks the values first
 /// (`Value.problem`), as the body's types and the header's names require.
-struct WireWriter {
-    private(set) var bytes: [UInt8] = []
+struct WireWriter: ~Copyable {
+    /// The bytes written, in memory of the writer's own: an array appended
+    /// to checked its uniqueness and capacity on every byte, most of the
+    /// cost of writing a message.
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// How many bytes are written.
+    private(set) var count = 0
 
-    mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
-
-    /// Zero bytes up to the next multiple of `alignment` (a power of two).
-    mutating func pad(to alignment: Int) {
-        let remainder = bytes.count & (alignment - 1)
-        guard remainder != 0 else { return }
-        bytes.append(contentsOf: repeatElement(0, count: alignment - remainder))
+    /// A writer with room for `capacity` bytes before it grows.
+    init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        storage = .allocate(capacity: self.capacity)
     }
 
-    mutating func appendByte(_ byte: UInt8) { bytes.append(byte) }
+    deinit { storage.deallocate() }
+
+    /// The bytes written.
+    consuming func finish() -> [UInt8] {
+        Array(UnsafeBufferPointer(start: storage, count: count))
+    }
+
+    /// Room for `more` bytes past `count`. Inlined, as are the appends
+    /// below: a message is written a few bytes at a time.
+    @inline(__always)
+    private mutating func makeRoom(for more: Int) {
+        if count + more > capacity { grow(toHold: count + more) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold needed: Int) {
+        var grown = capacity * 2
+        while grown < needed { grown *= 2 }
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.initialize(from: storage, count: count)
+        storage.deallocate()
+        (storage, capacity) = (moved, grown)
+    }
+
+    /// Zero bytes up to the next multiple of `alignment` (a power of two).
+    @inline(__always)
+    mutating func pad(to alignment: Int) {
+        let remainder = count & (alignment - 1)
+        guard remainder != 0 else { return }
+        let padding = alignment - remainder
+        makeRoom(for: padding)
+        (storage + count).initialize(repeating: 0, count: padding)
+        count += padding
+    }
+
+    @inline(__always)
+    mutating func appendByte(_ byte: UInt8) {
+        makeRoom(for: 1)
+        storage[count] = byte
+        count += 1
+    }
+
+    /// `bytes`, as they are.
+    private mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        makeRoom(for: bytes.count)
+        if let base = bytes.baseAddress { (storage + count).initialize(from: base, count: bytes.count) }
+        count += bytes.count
+    }
 
     /// Writes `value` over the four bytes at `offset` (a length known only later).
     mutating func patch(_ value: UInt32, at offset: Int) {
-        withUnsafeBytes(of: value.littleEndian) { encoded in
-            for index in 0..<4 { bytes[offset + index] = encoded[index] }
-        }
+        precondition(offset >= 0 && offset + 4 <= count, "patching bytes not written")
+        for index in 0..<4 { storage[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
     }
 
-    /// An integer at its own alignment.
+    /// An integer at its own alignment, least significant byte first whatever the host's order.
+    @inline(__always)
     mutating func append<T: FixedWidthInteger>(_ value: T) {
         pad(to: MemoryLayout<T>.size)
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        makeRoom(for: MemoryLayout<T>.size)
+        var remaining = value
+        for index in 0..<MemoryLayout<T>.size {
+            storage[count + index] = UInt8(truncatingIfNeeded: remaining)
+            remaining >>= 8
+        }
+        count += MemoryLayout<T>.size
     }
 
     /// A string or an object path: its length, its bytes and a NUL.
@@ -35,43 +91,43 @@ struct WireWriter {
         var text = text
         text.withUTF8 { utf8 in
             append(UInt32(utf8.count))
-            bytes.append(contentsOf: utf8)
+            appendBytes(utf8)
         }
-        bytes.append(0)
+        appendByte(0)
     }
 
     /// A signature: a one-byte length, its bytes and a NUL.
     mutating func appendSignatureText(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
-            bytes.append(UInt8(truncatingIfNeeded: utf8.count))
-            bytes.append(contentsOf: utf8)
+            appendByte(UInt8(truncatingIfNeeded: utf8.count))
+            appendBytes(utf8)
         }
-        bytes.append(0)
+        appendByte(0)
     }
 
     /// The signature of `values`' types, without making its text.
     /// - Throws: `InvalidArgs` past 255 bytes, the longest a signature may be.
     mutating func appendSignature(of values: [Value]) throws(DBusError) {
-        let lengthAt = bytes.count
-        bytes.append(0)
+        let lengthAt = count
+        appendByte(0)
         for value in values { appendCodes(of: value) }
-        let length = bytes.count - lengthAt - 1
+        let length = count - lengthAt - 1
         guard length <= 255 else { throw .invalidArgs("cannot send values whose signature is longer than 255 bytes") }
-        bytes[lengthAt] = UInt8(length)
-        bytes.append(0)
+        storage[lengthAt] = UInt8(length)
+        appendByte(0)
     }
 
     /// A value's type codes, read off the value (a structure's type would be an array made).
     private mutating func appendCodes(of value: Value) {
         switch value {
-        case .array(let element, _): bytes.append(UInt8(ascii: "a")); appendCodes(of: element)
+        case .array(let element, _): appendByte(UInt8(ascii: "a")); appendCodes(of: element)
         case .dictionary(let key, let value, _): appendCodes(of: .dictionary(key: key, value: value))
         case .structure(let fields):
-            bytes.append(UInt8(ascii: "("))
+            appendByte(UInt8(ascii: "("))
             for field in fields { appendCodes(of: field) }
-            bytes.append(UInt8(ascii: ")"))
-        case .variant: bytes.append(UInt8(ascii: "v"))
+            appendByte(UInt8(ascii: ")"))
+        case .variant: appendByte(UInt8(ascii: "v"))
         default: appendCodes(of: value.type)
         }
     }
@@ -79,28 +135,28 @@ struct WireWriter {
     private mutating func appendCodes(of type: DBusType) {
         switch type {
         case .array(let element):
-            bytes.append(UInt8(ascii: "a"))
+            appendByte(UInt8(ascii: "a"))
             appendCodes(of: element)
         case .dictionary(let key, let value):
-            bytes.append(UInt8(ascii: "a"))
-            bytes.append(UInt8(ascii: "{"))
+            appendByte(UInt8(ascii: "a"))
+            appendByte(UInt8(ascii: "{"))
             appendCodes(of: key)
             appendCodes(of: value)
-            bytes.append(UInt8(ascii: "}"))
+            appendByte(UInt8(ascii: "}"))
         case .structure(let fields):
-            bytes.append(UInt8(ascii: "("))
+            appendByte(UInt8(ascii: "("))
             for field in fields { appendCodes(of: field) }
-            bytes.append(UInt8(ascii: ")"))
+            appendByte(UInt8(ascii: ")"))
         default:
-            bytes.append(type.basicCode!)
+            appendByte(type.basicCode!)
         }
     }
 
     /// The signature of a single basic type, without making its text.
     mutating func appendSignatureCode(_ code: UInt8) {
-        bytes.append(1)
-        bytes.append(code)
-        bytes.append(0)
+        appendByte(1)
+        appendByte(code)
+        appendByte(0)
     }
 
     /// An array: its length, the padding to its first element (there even
@@ -109,11 +165,11 @@ struct WireWriter {
     /// - Throws: `InvalidArgs` when the contents pass 64 MiB.
     mutating func appendArray(alignment: Int, _ fill: (inout WireWriter) throws(DBusError) -> Void) throws(DBusError) {
         append(UInt32(0))
-        let lengthAt = bytes.count - 4
+        let lengthAt = count - 4
         pad(to: alignment)
-        let start = bytes.count
+        let start = count
         try fill(&self)
-        let length = bytes.count - start
+        let length = count - start
         guard length <= WireFormat.maximumArrayLength else { throw .invalidArgs("cannot send an array longer than 64 MiB") }
         patch(UInt32(length), at: lengthAt)
     }
@@ -121,7 +177,7 @@ struct WireWriter {
     /// One value, at its type's alignment.
     mutating func append(_ value: Value) throws(DBusError) {
         switch value {
-        case .byte(let v): bytes.append(v)
+        case .byte(let v): appendByte(v)
         case .boolean(let v): append(UInt32(v ? 1 : 0))
         case .int16(let v): append(v)
         case .uint16(let v): append(v)
