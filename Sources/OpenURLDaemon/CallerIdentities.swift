@@ -14,8 +14,13 @@ final class CallerIdentities: Sendable {
 
     init(connection: Connection) { self.connection = connection }
 
+    /// The app ID of `caller` when it was looked up before, without waiting.
+    func knownAppID(of caller: BusName) -> String? {
+        cache.withLock { $0[caller] }
+    }
+
     func appID(of caller: BusName) async -> String {
-        if let known = cache.withLock({ $0[caller] }) { return known }
+        if let known = knownAppID(of: caller) { return known }
         var found = ""
         if let reply = try? await connection.callBus("GetConnectionUnixProcessID", [.string(caller.rawValue)], timeout: .seconds(1)),
             let pid = try? reply.decode(UInt32.self)

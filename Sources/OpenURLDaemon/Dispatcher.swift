@@ -97,8 +97,13 @@ public final class Dispatcher: Sendable {
             rules: rules,
             handlers: { [walk] url, position in walk.dispatcher.handlers(for: url, caller: walk.name, outside: position) },
             ask: { [walk] handler, url, timeLeft in
-                await walk.dispatcher.ask(handler, about: url, caller: walk.name, appID: await walk.appID, original: walk.original,
-                                          activationToken: walk.activationToken, timeout: min(walk.dispatcher.configuration.handlerTimeout, timeLeft))
+                // Known already when the caller was looked up before (a
+                // long-lived client, a second handler of this walk): then
+                // nothing suspends on the way to the handler.
+                let appID = if let known = walk.appIDWithoutWaiting { known } else { await walk.appID }
+                return await walk.dispatcher.ask(
+                    handler, about: url, caller: walk.name, appID: appID, original: walk.original,
+                    activationToken: walk.activationToken, timeout: min(walk.dispatcher.configuration.handlerTimeout, timeLeft))
             },
             opener: opener, deadline: configuration.walkDeadline,
             chooser: prompts.chooser(for: walk.name.rawValue), chooserDeadline: configuration.chooserDeadline,
@@ -307,6 +312,15 @@ final class WalkCaller: Sendable {
 
     /// The app ID, when it was looked up already.
     var appIDIfKnown: String? { known.withLock { $0 } }
+
+    /// The app ID when this walk or an earlier one of the same caller
+    /// looked it up; `nil` when only a bus call can tell.
+    var appIDWithoutWaiting: String? {
+        known.withLock { known in
+            if known == nil { known = dispatcher.identities.knownAppID(of: name) }
+            return known
+        }
+    }
 
     /// The caller's app ID ("" when it has none), looked up on first use.
     var appID: String {
