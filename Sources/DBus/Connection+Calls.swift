@@ -203,24 +203,25 @@ func milliseconds(_ duration: Duration) -> Int32 {
 /// only once, kept in the connection's table by serial while it is sent.
 final class PendingCall: @unchecked Sendable {
     // @unchecked: `state` is behind its mutex; `authority`, `serial`, `member`, `awaitingFrom`,
-    // `deadline` and `forgeries` are written and read only on the
-    // connection's loop queue, and `completion` is set once, at creation.
+    // `awaitingLimit`, `deadline` and `forgeries` are written and read only on the
+    // connection's loop queue, and `completion` is set once, at creation. Being
+    // one thread's, those need no run-time exclusivity check either (as `EventLoop`'s).
     let connection: Connection
     /// Who may answer; for a well-known destination it learns the owners.
-    var authority: ReplyAuthority
+    @exclusivity(unchecked) var authority: ReplyAuthority
     /// Called with the outcome instead of resuming a continuation (the
     /// module's own calls made from the loop, such as `GetNameOwner`).
     private let completion: (@Sendable (Result<Message, DBusError>) -> Void)?
     /// The call's serial once sent (0 before).
-    var serial: UInt32 = 0
-    var member: MemberName?
+    @exclusivity(unchecked) var serial: UInt32 = 0
+    @exclusivity(unchecked) var member: MemberName?
     /// The unique name the bus counts this call against, while it does.
-    var awaitingFrom: String?
+    @exclusivity(unchecked) var awaitingFrom: String?
     /// Refuse to send when this many calls to the destination await an answer.
-    var awaitingLimit: Int?
-    var deadline: DispatchTime = .now()
+    @exclusivity(unchecked) var awaitingLimit: Int?
+    @exclusivity(unchecked) var deadline: DispatchTime = .now()
     /// How many forged replies were dropped for this call.
-    private var forgeries = 0
+    @exclusivity(unchecked) private var forgeries = 0
     private let state = Mutex(State())
 
     private struct State {

@@ -7,13 +7,14 @@ import Routing
 ///
 /// One object, because the steps are closures and a local function that
 /// change these: as separate captured variables, each was a box of its own,
-/// allocated on every walk.
+/// allocated on every walk. Only the walk's own task touches it, one step
+/// after another, so its properties skip the run-time exclusivity check.
 final class WalkProgress {
-    var end: ContinuousClock.Instant
-    var launched: String?
-    var remembered: RememberedChoice?
-    var chosenURL: ValidatedURL?
-    var token: String?
+    @exclusivity(unchecked) var end: ContinuousClock.Instant
+    @exclusivity(unchecked) var launched: String?
+    @exclusivity(unchecked) var remembered: RememberedChoice?
+    @exclusivity(unchecked) var chosenURL: ValidatedURL?
+    @exclusivity(unchecked) var token: String?
 
     init(end: ContinuousClock.Instant, token: String?) {
         self.end = end
