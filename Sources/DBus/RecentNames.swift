@@ -4,7 +4,8 @@ import Glibc
 /// interfaces, members, bus names), each kept with the rule it passed: a
 /// message naming one of them again gets the same `String`, with no
 /// allocation and no check run again. A run of calls to one object from one
-/// caller names the same five things every time.
+/// caller names the same five things every time. Body signatures are kept
+/// the same way, parsed: such a run carries the same one or two.
 ///
 /// Used on one thread (a connection's loop), like the stream it reads.
 struct RecentNames {
@@ -23,6 +24,8 @@ struct RecentNames {
     }
 
     private var entries: [(kind: Kind, name: String)] = []
+    private var signatures: [Signature] = []
+    private var nextSignature = 0
     /// The entry replaced next, once all are taken.
     private var next = 0
     /// How many names are kept.
@@ -37,13 +40,32 @@ struct RecentNames {
 
     /// The name of `kind` whose bytes are `bytes`, if one was kept.
     mutating func find(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> String? {
-        for index in entries.indices where entries[index].kind == kind {
-            let found = entries[index].name.utf8.withContiguousStorageIfAvailable { kept in
-                kept.count == bytes.count && (bytes.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
-            }
-            if found == true { return entries[index].name }
+        for index in entries.indices where entries[index].kind == kind && Self.same(entries[index].name, bytes) {
+            return entries[index].name
         }
         return nil
+    }
+
+    /// The signature whose text is `bytes`, if one was kept.
+    func findSignature(_ bytes: UnsafeBufferPointer<UInt8>) -> Signature? {
+        signatures.first { Self.same($0.rawValue, bytes) }
+    }
+
+    /// Keeps `signature`, which was parsed and found valid, in place of the oldest.
+    mutating func keep(_ signature: Signature) {
+        let most = capacity / 4
+        if signatures.count < most {
+            signatures.append(signature)
+        } else if most > 0 {
+            signatures[nextSignature] = signature
+            nextSignature = (nextSignature + 1) % most
+        }
+    }
+
+    private static func same(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { kept in
+            kept.count == bytes.count && (bytes.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        } ?? false
     }
 
     /// Keeps `name`, which passed `kind`'s rule, in place of the oldest.

@@ -90,7 +90,7 @@ struct WireReader {
             case (.sender, .string):
                 sender = BusName(trusted: try readName(.busName, &recent, "the SENDER field is not a valid bus name"))
             case (.signature, .signature):
-                signature = try readSignature()
+                signature = try readSignature(recent: &recent)
             case (.unixFDs, .uint32):
                 let count = try read(UInt32.self)
                 guard count == 0 else { throw failure("the message carries unix file descriptors, which are not supported", at: at) }
@@ -255,15 +255,26 @@ struct WireReader {
 
     /// A signature: a one-byte length, its text and a NUL, valid as a signature.
     private mutating func readSignature() throws(DBusError) -> Signature {
+        var none = RecentNames.none
+        return try readSignature(recent: &none)
+    }
+
+    /// A signature, taken from `recent` when the same bytes were read
+    /// (and found valid) before; kept there when parsed.
+    private mutating func readSignature(recent: inout RecentNames) throws(DBusError) -> Signature {
         let at = position
         let length = Int(try readByte())
         guard length < buffer.count - position else { throw failure("a signature runs past the message", at: at) }
-        let text = try makeString(try textBytes(length: length, at: at), at: at)
+        let bytes = try textBytes(length: length, at: at)
+        if let kept = recent.findSignature(bytes) { return kept }
+        let signature: Signature
         do {
-            return try Signature(text)
+            signature = try Signature(try makeString(bytes, at: at))
         } catch {
             throw failure("a signature is not valid", at: at)
         }
+        recent.keep(signature)
+        return signature
     }
 
     /// A variant's signature, which must be one complete type. A basic

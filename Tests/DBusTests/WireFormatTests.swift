@@ -268,6 +268,55 @@ import WireAgreement
         #expect(wireDisagreement(on: bytes) == nil)
     }
 
+    @Test func aSignatureIsReusedOnlyForTheSameText() throws {
+        var recent = RecentNames()
+        for (serial, signature) in [Signature("s"), "sa{sv}", "s", "ss", "sa{sv}", "b", "as", "a(ss)", "s", "(i)", "a{sv}"].enumerated() {
+            let header = MessageHeader(kind: .methodReturn, serial: UInt32(serial + 1), replySerial: 1, signature: signature)
+            let body = signature.types.map(Self.example)
+            let bytes = try WireFormat.encode(header, body: body)
+            let read = try WireFormat.decodeHeader(bytes, recent: &recent).header
+            #expect(read.signature == signature)
+            #expect(try WireFormat.decodeBody(bytes, at: try WireFormat.decodeHeader(bytes, recent: &recent).bodyOffset, signature: read.signature) == body)
+        }
+        // Kept only once found valid: an invalid one is refused each time it comes.
+        // A reply with no body, given a SIGNATURE field of "a" (an array of nothing).
+        let bare = try WireFormat.encode(MessageHeader(kind: .methodReturn, serial: 99, replySerial: 1), body: [])
+        let broken = Self.withSignatureField("a", in: bare)
+        for _ in 0..<2 {
+            let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(broken, recent: &recent) }
+            #expect(refused?.message.contains("a signature is not valid") == true, "\(String(describing: refused))")
+        }
+        #expect(wireDisagreement(on: broken) == nil)
+    }
+
+    /// A value of `type`, for a body to write.
+    static func example(_ type: DBusType) -> Value {
+        switch type {
+        case .boolean: .boolean(true)
+        case .int32: .int32(7)
+        case .string: .string("x")
+        case .array(let element): .array(element, [example(element)])
+        case .dictionary(let key, let value): .dictionary(key: key, value: value, [DictionaryEntry(key: example(key), value: example(value))])
+        case .structure(let fields): .structure(fields.map(example))
+        case .variant: .variant(.string("v"))
+        default: .string("?")
+        }
+    }
+
+    /// `message` (no body, no SIGNATURE field) with a SIGNATURE field holding
+    /// `text`, written by hand: the writer makes no invalid signature.
+    static func withSignatureField(_ text: String, in message: [UInt8]) -> [UInt8] {
+        var bytes = message
+        let fieldsLength = Int(bytes[12]) | Int(bytes[13]) << 8
+        var fields = Array(bytes[16..<(16 + fieldsLength)])
+        while fields.count % 8 != 0 { fields.append(0) }
+        fields += [8, 1, UInt8(ascii: "g"), 0, UInt8(text.utf8.count)] + Array(text.utf8) + [0]
+        let length = fields.count
+        bytes = Array(bytes[0..<12]) + [UInt8(length & 0xFF), UInt8(length >> 8), 0, 0] + fields
+        while bytes.count % 8 != 0 { bytes.append(0) }
+        return bytes
+    }
+
     @Test func moreNamesThanItKeepsAreStillReadRight() throws {
         var recent = RecentNames()
         for index in 0..<(3 * RecentNames().capacity) {
