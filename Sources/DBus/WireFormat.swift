@@ -59,41 +59,36 @@ public enum WireFormat {
         if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
         // One buffer: the header, then the body, whose length is written
         // into the fixed header once it is known.
-        var writer = WireWriter(capacity: 256)
+        // Room for a typical call (openurld's HandleURL is 272 bytes) without growing.
+        var writer = WireWriter(capacity: 512)
         writer.appendByte(UInt8(ascii: "l"))
         writer.appendByte(header.kind.wireCode)
         writer.appendByte((flags ?? header.flags).rawValue)
         writer.appendByte(protocolVersion)
         writer.append(UInt32(0))  // the body's length, below
         writer.append(serial ?? header.serial)
-        try writer.appendArray(alignment: 8) { fields throws(DBusError) in
-            func text(_ field: Field, _ code: UInt8, _ text: String?) {
-                guard let text else { return }
-                fields.pad(to: 8)
-                fields.appendByte(field.rawValue)
-                fields.appendSignatureCode(code)
-                if code == UInt8(ascii: "g") { fields.appendSignatureText(text) } else { fields.appendText(text) }
-            }
-            text(.path, UInt8(ascii: "o"), header.path?.rawValue)
-            text(.interface, UInt8(ascii: "s"), header.interface?.rawValue)
-            text(.member, UInt8(ascii: "s"), header.member?.rawValue)
-            text(.errorName, UInt8(ascii: "s"), header.errorName?.rawValue)
-            if let replySerial = header.replySerial {
-                fields.pad(to: 8)
-                fields.appendByte(Field.replySerial.rawValue)
-                fields.appendSignatureCode(UInt8(ascii: "u"))
-                fields.append(replySerial)
-            }
-            text(.destination, UInt8(ascii: "s"), header.destination?.rawValue)
-            text(.sender, UInt8(ascii: "s"), header.sender?.rawValue)
-            if !body.isEmpty {
-                // The body's types written as a signature, with no `String` made of it.
-                fields.pad(to: 8)
-                fields.appendByte(Field.signature.rawValue)
-                fields.appendSignatureCode(UInt8(ascii: "g"))
-                try fields.appendSignature(of: body)
-            }
+        // The header fields, written in line: a closure writing them held a copy of the header.
+        let fields = writer.beginArray(alignment: 8)
+        writer.appendField(.path, UInt8(ascii: "o"), header.path?.rawValue)
+        writer.appendField(.interface, UInt8(ascii: "s"), header.interface?.rawValue)
+        writer.appendField(.member, UInt8(ascii: "s"), header.member?.rawValue)
+        writer.appendField(.errorName, UInt8(ascii: "s"), header.errorName?.rawValue)
+        if let replySerial = header.replySerial {
+            writer.pad(to: 8)
+            writer.appendByte(Field.replySerial.rawValue)
+            writer.appendSignatureCode(UInt8(ascii: "u"))
+            writer.append(replySerial)
         }
+        writer.appendField(.destination, UInt8(ascii: "s"), header.destination?.rawValue)
+        writer.appendField(.sender, UInt8(ascii: "s"), header.sender?.rawValue)
+        if !body.isEmpty {
+            // The body's types written as a signature, with no `String` made of it.
+            writer.pad(to: 8)
+            writer.appendByte(Field.signature.rawValue)
+            writer.appendSignatureCode(UInt8(ascii: "g"))
+            try writer.appendSignature(of: body)
+        }
+        try writer.endArray(fields)
         writer.pad(to: 8)
         let bodyStart = writer.count
         for value in body { try writer.append(value) }
@@ -170,6 +165,17 @@ public enum WireFormat {
             return DecodedMessage(header: header, body: try reader.readBody(header.signature))
         }
         return (message.header, message.body)
+    }
+}
+
+extension WireWriter {
+    /// A header field holding a string or an object path, when there is one.
+    fileprivate mutating func appendField(_ field: WireFormat.Field, _ code: UInt8, _ text: String?) {
+        guard let text else { return }
+        pad(to: 8)
+        appendByte(field.rawValue)
+        appendSignatureCode(code)
+        appendText(text)
     }
 }
 

@@ -159,19 +159,27 @@ struct WireWriter: ~Copyable {
         appendByte(0)
     }
 
-    /// An array: its length, the padding to its first element (there even
-    /// when it is empty), and what `fill` writes, whose length is then
-    /// written in front of it.
-    /// - Throws: `InvalidArgs` when the contents pass 64 MiB.
-    mutating func appendArray(alignment: Int, _ fill: (inout WireWriter) throws(DBusError) -> Void) throws(DBusError) {
+    /// Where an array's length goes and where its contents start (`beginArray`).
+    struct ArrayStart {
+        fileprivate let lengthAt: Int
+        fileprivate let start: Int
+    }
+
+    /// An array's length (written by `endArray`) and the padding to its
+    /// first element, there even when it is empty; its contents follow.
+    mutating func beginArray(alignment: Int) -> ArrayStart {
         append(UInt32(0))
         let lengthAt = count - 4
         pad(to: alignment)
-        let start = count
-        try fill(&self)
-        let length = count - start
+        return ArrayStart(lengthAt: lengthAt, start: count)
+    }
+
+    /// Writes the length of the array `array` began, now that its contents are written.
+    /// - Throws: `InvalidArgs` when the contents pass 64 MiB.
+    mutating func endArray(_ array: ArrayStart) throws(DBusError) {
+        let length = count - array.start
         guard length <= WireFormat.maximumArrayLength else { throw .invalidArgs("cannot send an array longer than 64 MiB") }
-        patch(UInt32(length), at: lengthAt)
+        patch(UInt32(length), at: array.lengthAt)
     }
 
     /// One value, at its type's alignment.
@@ -194,17 +202,17 @@ struct WireWriter: ~Copyable {
             if let code = type.basicCode { appendSignatureCode(code) } else { appendSignatureText(type.description) }
             try append(inner)
         case .array(let element, let items):
-            try appendArray(alignment: element.alignment) { writer throws(DBusError) in
-                for item in items { try writer.append(item) }
-            }
+            let array = beginArray(alignment: element.alignment)
+            for item in items { try append(item) }
+            try endArray(array)
         case .dictionary(_, _, let entries):
-            try appendArray(alignment: 8) { writer throws(DBusError) in
-                for entry in entries {
-                    writer.pad(to: 8)
-                    try writer.append(entry.key)
-                    try writer.append(entry.value)
-                }
+            let array = beginArray(alignment: 8)
+            for entry in entries {
+                pad(to: 8)
+                try append(entry.key)
+                try append(entry.value)
             }
+            try endArray(array)
         case .structure(let fields):
             pad(to: 8)
             for field in fields { try append(field) }
