@@ -269,7 +269,7 @@ public final class Dispatcher: Sendable {
         // Appended into one buffer: this line is written for every URL.
         var line = "open "
         line.reserveCapacity(160)
-        line += configuration.verbose ? url.text : url.redacted
+        if configuration.verbose { line += url.text } else { url.appendRedacted(to: &line) }
         line += " from "
         line += caller.rawValue
         if !appID.isEmpty { line += " (" + appID + ")" }

@@ -86,11 +86,24 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
 
     /// The scheme, host and nothing else: what may be logged without `--verbose`.
     public var redacted: String {
-        guard let host = host?.description else { return "\(scheme):…" }
+        var text = ""
+        appendRedacted(to: &text)
+        return text
+    }
+
+    /// Appends `redacted` to `text`, with no string of its own made: the
+    /// daemon's log line for every URL is built this way.
+    public func appendRedacted(to text: inout String) {
+        text += scheme
+        guard let host = host?.description else { return text += ":…" }
+        text += "://"
         // A DNS name has at most 253 characters; a longer host is cut, so
         // that no URL makes a log line of kilobytes.
-        guard host.utf8.count > 253 else { return "\(scheme)://\(host)/…" }
-        return "\(scheme)://\(host.prefix(200))…(\(host.utf8.count) bytes)/…"
+        guard host.utf8.count > 253 else {
+            text += host
+            return text += "/…"
+        }
+        text += "\(host.prefix(200))…(\(host.utf8.count) bytes)/…"
     }
 
     /// The lowercase scheme, and whether it was written so; or an error saying why there is none.

@@ -35,13 +35,16 @@ public func displayable(_ text: String) -> String {
 }
 
 /// Whether any scalar of `text` needs an escape. Log lines are printable
-/// ASCII with the odd `…`: the bytes are read in place, one comparison a
-/// byte, and only a non-ASCII scalar is decoded (a native string's bytes are
-/// contiguous, well-formed UTF-8).
+/// ASCII with the odd `…`: the bytes are read in place, eight at a time
+/// where they are all printable ASCII, and only a non-ASCII scalar is
+/// decoded (a native string's bytes are contiguous, well-formed UTF-8).
 private func needsAnyEscape(_ text: String) -> Bool {
     let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
         var index = 0
         while index < bytes.count {
+            // Words of printable ASCII, then one scalar (or the byte that stopped them) at a time.
+            index += printableASCIIPrefix(of: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[index...])))
+            guard index < bytes.count else { break }
             let lead = bytes[index]
             if lead < 0x80 {
                 if lead &- 0x20 >= 0x5F { return true }
@@ -62,6 +65,24 @@ private func needsAnyEscape(_ text: String) -> Bool {
     return answer ?? text.unicodeScalars.contains(where: needsEscape)
 }
 
+/// How many whole eight-byte words at the start of `bytes` are printable
+/// ASCII (0x20…0x7E), in bytes: each word is tested at once for a byte
+/// under 0x20, a byte with its top bit set, and DEL.
+private func printableASCIIPrefix(of bytes: UnsafeRawBufferPointer) -> Int {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    var offset = 0
+    while offset + 8 <= bytes.count {
+        let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        let below20 = (word &- ones &* 0x20) & ~word & highs
+        let delete = word ^ (ones &* 0x7F)
+        let isDelete = (delete &- ones) & ~delete & highs
+        guard (below20 | isDelete | word & highs) == 0 else { break }
+        offset += 8
+    }
+    return offset
+}
+
 extension Unicode.Scalar {
     /// The scalar's code point as `U+00AD`: how messages name a character
     /// that may be invisible or unsafe to show.
@@ -77,6 +98,11 @@ public func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     case 0..<0x20, 0x7F...0x9F: return true
     case 0x20..<0x7F: return false
     case 0x2028, 0x2029, EscapedBytes.firstEscape...: return true
+    // Latin-1's letters and signs, and General Punctuation's dashes, quotes,
+    // bullets and `…`: no format character among them but U+00AD (the soft
+    // hyphen), so no table lookup for the characters log lines carry.
+    case 0xA0...0xFF: return scalar.value == 0xAD
+    case 0x2010...0x2027: return false
     default:
         // Every bidirectional control (U+061C, U+200E, U+200F, U+202A…U+202E,
         // U+2066…U+2069) is a format character too: one table lookup covers both.

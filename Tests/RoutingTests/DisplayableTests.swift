@@ -28,6 +28,29 @@ import Testing
         }
     }
 
+    /// Printable ASCII is read eight bytes at a time: a scalar that needs
+    /// an escape is found at every offset of every word, and at the tail.
+    @Test func aScalarNeedingAnEscapeIsFoundAtEveryOffset() {
+        for bad in ["\u{0}", "\u{1F}", "\u{7F}", "\u{85}", "\u{202E}", "\u{AD}"] {
+            for offset in 0..<27 {
+                let text = String(repeating: "a", count: offset) + bad + String(repeating: "z", count: 26 - offset)
+                #expect(displayable(text).contains("\\u{"), "\(bad.unicodeScalars.first!.codePointName) at \(offset)")
+            }
+        }
+        for offset in 0..<27 {
+            let text = String(repeating: "a", count: offset) + "~ …é" + String(repeating: "z", count: 26 - offset)
+            #expect(displayable(text) == text)
+        }
+    }
+
+    /// The blocks `needsEscape` answers for without a table lookup agree with the table.
+    @Test func theBlocksAnsweredWithoutATableAgreeWithIt() {
+        for value in Array(0xA0...0xFF) + Array(0x2010...0x2027) {
+            let scalar = Unicode.Scalar(UInt32(value))!
+            #expect(needsEscape(scalar) == (scalar.properties.generalCategory == .format), "\(scalar.codePointName)")
+        }
+    }
+
     @Test func printableASCIIComesBackUnchanged() {
         let printable = String(String.UnicodeScalarView((0x20..<0x7F).compactMap(Unicode.Scalar.init)))
         #expect(displayable(printable) == printable)
