@@ -272,12 +272,27 @@ public final class Dispatcher: Sendable {
         if configuration.verbose { line += url.text } else { url.appendRedacted(to: &line) }
         line += " from "
         line += caller.rawValue
-        if !appID.isEmpty { line += " (" + appID + ")" }
+        // Piece by piece: `a + b` makes a string of its own before it is appended.
+        if !appID.isEmpty {
+            line += " ("
+            line += appID
+            line += ")"
+        }
         line += ": "
         line += route.outcome.rawValue
-        if let handler = route.handler { line += " by handler " + String(handler) }
-        if let rule = route.rule { line += " by rule '" + rule + "'" }
-        if let application = route.application { line += " with " + application }
+        if let handler = route.handler {
+            line += " by handler "
+            line += String(handler)
+        }
+        if let rule = route.rule {
+            line += " by rule '"
+            line += rule
+            line += "'"
+        }
+        if let application = route.application {
+            line += " with "
+            line += application
+        }
         if let message = route.message {
             // A file's path is the URL's path, and the reasons for files name
             // it: without --verbose only scheme and host are logged.
@@ -363,8 +378,9 @@ extension Dispatcher {
     func beginWork() -> Bool {
         state.withLock { state in
             guard !state.draining else { return false }
+            // No clock read: while a walk is in flight the daemon is not
+            // idle whatever `lastActivity` says, and `endWork` sets it.
             state.walksInFlight += 1
-            state.lastActivity = .now
             return true
         }
     }
