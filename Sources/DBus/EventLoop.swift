@@ -14,9 +14,10 @@ import Synchronization
 final class EventLoop: @unchecked Sendable {
     // @unchecked: every stored property below except `queue` is read and written
     // only on `queue` (checked by `assertOnQueue` in debug builds). For the same
-    // reason they are `@exclusivity(unchecked)`: one thread, whose accesses the
-    // compiler checks statically within each method, needs no run-time check
-    // of overlapping accesses, which cost about 30 a forwarded call.
+    // reason they are `@exclusivity(unchecked)`: on one thread, an access to one
+    // of them overlaps another only if a method modifying it calls out to code
+    // that touches it again, and none does (the callbacks are read, then called);
+    // the run-time check cost about 30 calls into the runtime a forwarded call.
     let queue: DispatchQueue
     /// The socket, while attached.
     @exclusivity(unchecked) private(set) var socket: BusSocket?

@@ -82,9 +82,9 @@ struct WireReader {
             case (.errorName, .string):
                 errorName = ErrorName(trusted: try readName(.interfaceName, &recent, "the ERROR_NAME field is not a valid error name"))
             case (.replySerial, .uint32):
-                let serial = try read(UInt32.self)
-                guard serial != 0 else { throw failure("the REPLY_SERIAL field is 0", at: at) }
-                replySerial = serial
+                let answered = try read(UInt32.self)
+                guard answered != 0 else { throw failure("the REPLY_SERIAL field is 0", at: at) }
+                replySerial = answered
             case (.destination, .string):
                 destination = BusName(trusted: try readName(.busName, &recent, "the DESTINATION field is not a valid bus name"))
             case (.sender, .string):
