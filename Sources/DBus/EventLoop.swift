@@ -137,6 +137,10 @@ final class EventLoop: @unchecked Sendable {
         self.socket = nil
         received.removeAll()
         receivedStart = 0
+        // Nothing the old socket sent is kept: its partial message, and the
+        // names and signatures its messages carried.
+        stream = MessageStream()
+        recentNames = RecentNames()
         outgoing.removeAll()
         outgoingStart = 0
         callDeadlines = [:]
