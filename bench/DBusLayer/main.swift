@@ -59,8 +59,9 @@ do {
         guard let handler = try await connection.owner(of: try BusName(arguments[4])) else {
             fail("dbus-layer-floor: nobody owns \(arguments[4])")
         }
-        // Checked once, as the daemon checks a handler's path when it registers.
-        let path = try ObjectPath("/h0")
+        // Checked once (a literal, which traps if invalid), as the daemon
+        // checks a handler's path when it registers.
+        let path: ObjectPath = "/h0"
         // The timeout and the bound on unanswered calls are the daemon's
         // (Dispatcher.Configuration.handlerTimeout, Dispatcher.maximumCallsPerHandlerConnection),
         // written out rather than imported: the floor links no daemon library.
