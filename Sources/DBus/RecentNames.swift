@@ -39,7 +39,7 @@ struct RecentNames {
     static var none: RecentNames { RecentNames(capacity: 0) }
 
     /// The name of `kind` whose bytes are `bytes`, if one was kept.
-    mutating func find(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> String? {
+    func find(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> String? {
         for index in entries.indices where entries[index].kind == kind && Self.same(entries[index].name, bytes) {
             return entries[index].name
         }

@@ -13,7 +13,7 @@ struct WireWriter: ~Copyable {
     private(set) var count = 0
 
     /// A writer with room for `capacity` bytes before it grows.
-    init(capacity: Int = 256) {
+    init(capacity: Int) {
         self.capacity = max(capacity, 16)
         storage = .allocate(capacity: self.capacity)
     }
