@@ -95,13 +95,15 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CDBus", "DBus", "Spawn", "OpenURLDaemon", "Router", "Desktop", "Routing", "DispatcherAPI", "XDG"], path: "Tests/TestSupport"),
         // What agreeing with libdbus on the wire format means, for DBusTests and fuzz-wire.
         .target(name: "WireAgreement", dependencies: ["CDBus", "DBus"], path: "Tests/WireAgreement"),
+        // What the contents rules match, read plainly over their tree, for XDGTests and fuzz-magic.
+        .target(name: "MagicReference", dependencies: ["XDG"], path: "Tests/MagicReference"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix", "WireAgreement"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames", "SafeText"], exclude: ["URLStandard"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
         .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"], exclude: ["agreement", "twitter-text"]),
         .testTarget(name: "RulesTests", dependencies: ["ChooserService", "HostNames", "Rules", "Routing", "LinearRegex", "XDG", "Router", "TestSupport"]),
-        .testTarget(name: "XDGTests", dependencies: ["XDG", "Routing"]),
+        .testTarget(name: "XDGTests", dependencies: ["XDG", "Routing", "MagicReference"]),
         .testTarget(name: "DesktopTests", dependencies: ["XDG", "Desktop", "FileAccess", "Router", "Routing", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Router", "Routing", "XDG", "Spawn", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["XDG", "Rules", "OpenURL", "OpenURLCommand", "OpenURLDaemon", "Router", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
@@ -130,7 +132,7 @@ if getenv("OPENURLD_FUZZ") != nil {
         .executableTarget(name: "fuzz-host", dependencies: ["HostNames"], path: "Tests/Fuzz/FuzzHost"),
         .executableTarget(name: "fuzz-exec", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzExec"),
         .executableTarget(name: "fuzz-keyfile", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzKeyFile"),
-        .executableTarget(name: "fuzz-magic", dependencies: ["XDG"], path: "Tests/Fuzz/FuzzMagic"),
+        .executableTarget(name: "fuzz-magic", dependencies: ["XDG", "MagicReference"], path: "Tests/Fuzz/FuzzMagic"),
         .executableTarget(name: "fuzz-value", dependencies: ["DBus"], path: "Tests/Fuzz/FuzzValue"),
         .executableTarget(name: "fuzz-wire", dependencies: ["DBus", "WireAgreement"], path: "Tests/Fuzz/FuzzWire"),
         .executableTarget(name: "fuzz-detect", dependencies: ["LinkDetection"], path: "Tests/Fuzz/FuzzDetect"),

@@ -24,28 +24,6 @@ public struct MimeMagic: Sendable, Equatable {
 
         /// The last byte this rule (or a nested one) looks at, plus one.
         var extent: Int { max(offset + range - 1 + value.count, children.map(\.extent).max() ?? 0) }
-
-        /// Whether the rule matches `data`, a file's first bytes.
-        func matches(_ data: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard found(in: data) else { return false }
-            return children.isEmpty || children.contains { $0.matches(data) }
-        }
-
-        private func found(in data: UnsafeBufferPointer<UInt8>) -> Bool {
-            let last = min(offset + range - 1, data.count - value.count)
-            guard !value.isEmpty, offset <= last else { return false }
-            for start in offset...last where compare(data, at: start) { return true }
-            return false
-        }
-
-        private func compare(_ data: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
-            if let mask {
-                for index in value.indices where data[start + index] & mask[index] != value[index] & mask[index] { return false }
-            } else {
-                for index in value.indices where data[start + index] != value[index] { return false }
-            }
-            return true
-        }
     }
 
     /// One `[priority:type]` section: the type, and rules any of which types a file.
@@ -60,11 +38,14 @@ public struct MimeMagic: Sendable, Equatable {
 
     /// Every section of every directory, highest priority first; at equal
     /// priority, the more important directory's first, then in file order.
-    public private(set) var sections: [Section] = []
+    public let sections: [Section]
 
     /// The most bytes any rule looks at: what a caller reads of a file
     /// (never more than `maximumExtent`).
-    public private(set) var extent = 0
+    public let extent: Int
+
+    /// `sections` as `match` walks them.
+    let layout: Layout
 
     /// How many first bytes the text check looks at (the specification's 128).
     public static let textCheckLength = 128
@@ -97,8 +78,13 @@ public struct MimeMagic: Sendable, Equatable {
             }
             cleared.formUnion(clearedHere)
         }
-        sections = all.sorted { ($0.section.priority, -$0.order) > ($1.section.priority, -$1.order) }.map(\.section)
+        self.init(sections: all.sorted { ($0.section.priority, -$0.order) > ($1.section.priority, -$1.order) }.map(\.section))
+    }
+
+    private init(sections: [Section]) {
+        self.sections = sections
         extent = min(sections.flatMap(\.matches).map(\.extent).max() ?? 0, Self.maximumExtent)
+        layout = Layout(sections)
     }
 
     static let noMagic: [UInt8] = Array("__NOMAGIC__".utf8)
@@ -106,21 +92,16 @@ public struct MimeMagic: Sendable, Equatable {
     /// The section that types `data` (a file's first bytes): the first of
     /// `sections` one of whose rules matches.
     public func match(_ data: [UInt8]) -> Section? {
-        data.withUnsafeBufferPointer { buffer in
-            let data = UnsafeBufferPointer(rebasing: buffer.prefix(Self.maximumExtent))
-            return sections.first { section in
-                section.matches.contains { $0.matches(data) }
-            }
+        let index = data.withUnsafeBufferPointer { buffer in
+            layout.firstSection(matching: UnsafeBufferPointer(rebasing: buffer.prefix(Self.maximumExtent)))
         }
+        return index.map { sections[$0] }
     }
 
     /// The rules of `types` alone (with their own, smaller `extent`): what
     /// a check for those types needs to read and match.
     public func restricted(to types: Set<String>) -> MimeMagic {
-        var restricted = MimeMagic(directories: [])
-        restricted.sections = sections.filter { types.contains($0.type) }
-        restricted.extent = min(restricted.sections.flatMap(\.matches).map(\.extent).max() ?? 0, Self.maximumExtent)
-        return restricted
+        MimeMagic(sections: sections.filter { types.contains($0.type) })
     }
 
     /// Whether `data` reads as text: its first 128 bytes hold no ASCII

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import XDG
+import MagicReference
 
 /// The contents rules, read from `magic` files that the real
 /// `update-mime-database` wrote from small packages, and the spec's order
@@ -174,5 +175,54 @@ struct MimeMagicTests {
         #expect(magic.match([0x1F, 0x8B, 0x08, 0x00])?.type == "application/gzip")
         #expect(magic.match(Array("#!/bin/sh\necho hi\n".utf8))?.type == "application/x-shellscript")
         #expect(magic.match([0x7F] + Array("ELF\u{2}\u{1}\u{1}".utf8)).map { $0.type.hasPrefix("application/x-") } == true)
+    }
+
+    /// The laid-out walk agrees with the rules read plainly over their tree
+    /// (`MagicReference`), with the machine's whole database and its
+    /// runnable part: on bytes made to meet each rule, nested ones too, at
+    /// the last offset it tries (with its parents where they fit), on those
+    /// bytes cut one short, and on the first bytes of files of every kind on
+    /// this machine.
+    @Test func theLaidOutRulesMatchAsTheTreeReads() throws {
+        let bytes = try #require(FileManager.default.contents(atPath: "/usr/share/mime/magic"), "shared-mime-info is not installed")
+        let whole = MimeMagic(directories: [[UInt8](bytes)])
+        let runnable = whole.restricted(to: ["application/x-executable", "application/x-sharedlib", "application/x-shellscript",
+                                             "application/x-desktop", "text/x-python3", "application/x-ms-dos-executable"])
+        #expect(!runnable.sections.isEmpty)
+        var inputs: [[UInt8]] = [[]]
+        // Every rule, nested ones too: its value and its parents' each at the last offset they try.
+        func meet(_ rule: MimeMagic.Match, on data: [UInt8]) {
+            var data = data
+            let start = rule.offset + rule.range - 1
+            if start + rule.value.count <= data.count { data.replaceSubrange(start..<(start + rule.value.count), with: rule.value) }
+            inputs.append(data)
+            inputs.append(Array(data.dropLast()))
+            for child in rule.children { meet(child, on: data) }
+        }
+        for section in whole.sections {
+            for rule in section.matches { meet(rule, on: [UInt8](repeating: 0, count: min(rule.extent, MimeMagic.maximumExtent))) }
+        }
+        var files = 0
+        for root in ["/usr/bin", "/usr/share/mime", "/usr/share/icons", "/usr/share/doc", "/usr/lib/python3", "/etc"] {
+            guard let walker = FileManager.default.enumerator(atPath: root) else { continue }
+            for case let path as String in walker where files < 600 {
+                guard let handle = FileHandle(forReadingAtPath: root + "/" + path) else { continue }
+                defer { try? handle.close() }
+                if let data = try? handle.read(upToCount: whole.extent), !data.isEmpty {
+                    inputs.append([UInt8](data))
+                    files += 1
+                }
+            }
+        }
+        #expect(files > 400, "\(files) files read")
+        var typed = Set<String>()
+        for data in inputs {
+            for magic in [whole, runnable] {
+                let expected = MagicReference.match(magic, data)
+                #expect(magic.match(data) == expected, "\(data.prefix(32))")
+                if let expected { typed.insert(expected.type) }
+            }
+        }
+        #expect(typed.count > 300, "\(typed.count) types matched")
     }
 }

@@ -1,6 +1,8 @@
 // libFuzzer target: the contents rules (`mime/magic`) and the typing that
 // uses them (built by scripts/fuzz). The input is read both as a magic
-// file and as a file's first bytes matched against it.
+// file and as a file's first bytes matched against it; the match must be
+// the one the rules read plainly over their tree give (`MagicReference`).
+import MagicReference
 import XDG
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -9,7 +11,9 @@ public func fuzzMagic(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let header = Array("MIME-Magic\0\n".utf8)
     let magic = MimeMagic(directories: [header + bytes, bytes])
     precondition(magic.extent >= 0 && magic.extent <= MimeMagic.maximumExtent, "extent out of bounds")
-    _ = magic.match(bytes)
+    for data in [bytes, Array(bytes.dropFirst(bytes.count / 2))] {
+        precondition(magic.match(data) == MagicReference.match(magic, data), "the laid-out rules and the tree disagree")
+    }
     _ = MimeMagic.looksLikeText(bytes)
     let typing = FileTyping(name: "fuzz.ts", globs: MimeGlobs(directories: []), magic: magic) { count in
         precondition(count <= MimeMagic.maximumExtent, "asked for more than the bound")
