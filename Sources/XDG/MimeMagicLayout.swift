@@ -11,27 +11,25 @@ extension MimeMagic {
     /// an `OpenURL` for a file. This walks the same rules in the same order
     /// over two buffers, with nothing counted or allocated.
     struct Layout: Sendable, Equatable {
-        /// One rule. Offsets, lengths and indexes fit 32 bits: offsets and
-        /// ranges are clamped to `maximumExtent`, values are at most 65 535
-        /// bytes (a 16-bit length).
+        /// One rule.
         struct Rule: Sendable, Equatable {
             /// The first offset to try.
-            var offset: Int32
+            var offset: Int
             /// The last offset to try.
-            var last: Int32
+            var last: Int
             /// Where the value starts in `bytes`, and its length.
-            var value: Int32
-            var count: Int32
+            var value: Int
+            var count: Int
             /// Where the mask starts in `bytes` (its length is the value's); -1: no mask.
-            var mask: Int32
+            var mask: Int
             /// The nested rules.
             var children: Span
         }
 
         /// Rules `first..<first + count` of `rules`.
         struct Span: Sendable, Equatable {
-            var first: Int32
-            var count: Int32
+            var first: Int
+            var count: Int
         }
 
         private(set) var rules: [Rule] = []
@@ -47,20 +45,20 @@ extension MimeMagic {
         private mutating func place(_ matches: [Match]) -> Span {
             let first = rules.count
             for match in matches {
-                let value = Int32(bytes.count)
+                let value = bytes.count
                 bytes += match.value
-                var mask: Int32 = -1
+                var mask = -1
                 if let bits = match.mask {
-                    mask = Int32(bytes.count)
+                    mask = bytes.count
                     bytes += bits
                 }
-                rules.append(Rule(offset: Int32(match.offset), last: Int32(match.offset + match.range - 1), value: value,
-                                  count: Int32(match.value.count), mask: mask, children: Span(first: 0, count: 0)))
+                rules.append(Rule(offset: match.offset, last: match.offset + match.range - 1, value: value,
+                                  count: match.value.count, mask: mask, children: Span(first: 0, count: 0)))
             }
             for (index, match) in matches.enumerated() where !match.children.isEmpty {
                 rules[first + index].children = place(match.children)
             }
-            return Span(first: Int32(first), count: Int32(matches.count))
+            return Span(first: first, count: matches.count)
         }
 
         /// The index of the first section one of whose rules matches `data`.
@@ -80,8 +78,8 @@ extension MimeMagic {
             let data: UnsafeBufferPointer<UInt8>
 
             func any(of span: Span) -> Bool {
-                var index = Int(span.first)
-                let end = index + Int(span.count)
+                var index = span.first
+                let end = index + span.count
                 while index < end {
                     if matches(rules[index]) { return true }
                     index += 1
@@ -95,11 +93,11 @@ extension MimeMagic {
             }
 
             private func found(_ rule: Rule) -> Bool {
-                let count = Int(rule.count)
-                let last = min(Int(rule.last), data.count - count)
-                var start = Int(rule.offset)
+                let count = rule.count
+                let last = min(rule.last, data.count - count)
+                var start = rule.offset
                 guard count > 0, start <= last else { return false }
-                let value = bytes.baseAddress! + Int(rule.value)
+                let value = bytes.baseAddress! + rule.value
                 if rule.mask < 0 {
                     // The first byte decides most offsets; the rest is compared where it matches.
                     let head = value[0]
@@ -109,7 +107,7 @@ extension MimeMagic {
                     }
                     return false
                 }
-                let mask = bytes.baseAddress! + Int(rule.mask)
+                let mask = bytes.baseAddress! + rule.mask
                 while start <= last {
                     if masked(at: start, value, mask, count) { return true }
                     start += 1
