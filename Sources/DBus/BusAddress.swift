@@ -1,3 +1,5 @@
+import SafeText
+
 /// A D-Bus server address as the specification writes it: alternatives
 /// separated by `;`, each a transport and `key=value` pairs separated by
 /// `,`, values with bytes escaped as `%XX`. Only the transports a session
@@ -53,27 +55,9 @@ struct BusAddress: Equatable, Sendable {
 
     /// A value with its `%XX` escapes undone.
     private static func unescape(_ value: Substring, in text: String) throws(DBusError) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = value.utf8.makeIterator()
-        while let byte = utf8.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else {
-                throw DBusError(.badAddress, "the bus address \(quoted(text)) has a bad %-escape")
-            }
-            bytes.append(high << 4 | low)
+        guard let bytes = percentDecodedBytes(value) else {
+            throw DBusError(.badAddress, "the bus address \(quoted(text)) has a bad %-escape")
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

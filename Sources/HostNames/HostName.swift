@@ -130,8 +130,9 @@ public enum HostName: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// Decodes `%XX`; a `%` not followed by two hex digits stays as it is (and
-/// then makes the host invalid, as `%` is forbidden in hosts).
+/// Decodes `%XX` as the WHATWG URL standard's percent-decode does: a `%`
+/// not followed by two hex digits stays as it is (and then makes the host
+/// invalid, as `%` is forbidden in hosts). `percentDecodedBytes` refuses it.
 func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
     guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
     var output: [UInt8] = []
@@ -150,14 +151,6 @@ func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
     return output
 }
 
-func hexDigitValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
-}
 
 /// The WHATWG "forbidden domain code points".
 func isForbiddenDomainCodePoint(_ scalar: Unicode.Scalar) -> Bool {

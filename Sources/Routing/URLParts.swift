@@ -1,4 +1,5 @@
 import HostNames
+import SafeText
 
 /// Splits what follows a URL's scheme into host and path (RFC 3986 section 3).
 ///
@@ -130,30 +131,3 @@ public func percentDecoded(_ text: Substring) -> String? {
     return percentDecodedBytes(text).flatMap { String(validating: $0, as: UTF8.self) }
 }
 
-/// The bytes `%XX` escapes stand for, whatever they are (a file name from
-/// an old disk is not UTF-8); `nil` when an escape is malformed.
-public func percentDecodedBytes(_ text: Substring) -> [UInt8]? {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.utf8.count)
-    var iterator = text.utf8.makeIterator()
-    while let byte = iterator.next() {
-        guard byte == UInt8(ascii: "%") else {
-            bytes.append(byte)
-            continue
-        }
-        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-            return nil
-        }
-        bytes.append(high << 4 | low)
-    }
-    return bytes
-}
-
-private func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
-}
