@@ -205,8 +205,11 @@ struct MimeMagicTests {
         var files = 0
         for root in ["/usr/bin", "/usr/share/mime", "/usr/share/icons", "/usr/share/doc", "/usr/lib/python3", "/etc"] {
             guard let walker = FileManager.default.enumerator(atPath: root) else { continue }
-            for case let path as String in walker where files < 600 {
-                guard let handle = FileHandle(forReadingAtPath: root + "/" + path) else { continue }
+            for case let path as String in walker {
+                guard files < 600 else { break }
+                // Regular files only: a FIFO would block the read, a link may lead anywhere.
+                guard walker.fileAttributes?[.type] as? FileAttributeType == .typeRegular,
+                      let handle = FileHandle(forReadingAtPath: root + "/" + path) else { continue }
                 defer { try? handle.close() }
                 if let data = try? handle.read(upToCount: whole.extent), !data.isEmpty {
                     inputs.append([UInt8](data))
