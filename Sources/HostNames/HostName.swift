@@ -151,7 +151,6 @@ func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
     return output
 }
 
-
 /// The WHATWG "forbidden domain code points".
 func isForbiddenDomainCodePoint(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar {

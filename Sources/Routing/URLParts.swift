@@ -130,4 +130,3 @@ public func percentDecoded(_ text: Substring) -> String? {
     guard text.contains("%") else { return String(text) }
     return percentDecodedBytes(text).flatMap { String(validating: $0, as: UTF8.self) }
 }
-
