@@ -34,6 +34,12 @@ struct CallJob: Sendable {
 /// It learns its own handle once made, for `callsInFlight` while it is idle.
 final class CallWorker: Sendable {
     let task = Mutex<Task<Void, Never>?>(nil)
+    /// The call the worker starts with, until it takes it: not captured by
+    /// the task's closure, which lives as long as the task, idle or not.
+    let first: Mutex<CallJob?>
+
+    init(first: CallJob) { self.first = Mutex(first) }
+
     /// Idle workers kept for the next calls; more end when their call does.
     static let keptIdle = 4
 }

@@ -88,8 +88,8 @@ extension Connection {
                 return (idle.continuation, job)
             }
             let executor = state.loopExecutor
-            let worker = CallWorker()
-            let task = Task(executorPreference: executor) { [self] in await work(job, as: worker, on: executor) }
+            let worker = CallWorker(first: job)
+            let task = Task(executorPreference: executor) { [self] in await work(as: worker, on: executor) }
             worker.task.withLock { $0 = task }
             state.callsInFlight[job.id] = task
             return nil
@@ -97,7 +97,7 @@ extension Connection {
         if let (continuation, job) = handedTo { continuation.resume(returning: job) }
     }
 
-    /// Runs deferred calls one after another in one task: `first`, the
+    /// Runs deferred calls one after another in one task: its first, the
     /// calls its sender queued meanwhile, then whatever `start` hands it
     /// while it is parked. A task's allocator keeps the memory its calls'
     /// async frames took (about 13 KB for a refused `OpenURL`, against the
@@ -106,18 +106,21 @@ extension Connection {
     /// `work`, `run` and `park` are `nonisolated(nonsending)`: they stay on
     /// the worker's executor (the loop's, once `answerCallsOnLoop`) instead
     /// of hopping to the generic one between calls.
-    nonisolated(nonsending) private func work(_ first: CallJob, as worker: CallWorker, on executor: LoopExecutor?) async {
-        var next: CallJob? = first
-        while let job = next {
-            // The call is let go before the worker parks: an idle worker holds no message.
-            next = await run(job)
+    ///
+    /// An idle worker holds no message, whatever the optimiser does with
+    /// lifetimes: each call is consumed by `run`, and the first is taken from
+    /// the worker rather than captured by the task's closure.
+    nonisolated(nonsending) private func work(as worker: CallWorker, on executor: LoopExecutor?) async {
+        var next = worker.first.withLock { $0.take() }
+        while let job = next.take() {
+            next = await run(consume job)
             if next == nil { next = await park(worker, on: executor) }
         }
     }
 
     /// Answers `job`'s call, then runs the work after its reply; returns the
     /// call its sender queued meanwhile, registered in this task's name.
-    nonisolated(nonsending) private func run(_ job: CallJob) async -> CallJob? {
+    nonisolated(nonsending) private func run(_ job: consuming CallJob) async -> CallJob? {
         let answer: Result<MethodAnswer, DBusError>
         do throws(DBusError) { answer = .success(try await job.deferred.work.answer()) } catch { answer = .failure(error) }
         reply(to: job.deferred.message, with: answer.map(\.values), declared: job.deferred.method)

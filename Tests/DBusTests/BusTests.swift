@@ -358,6 +358,57 @@ struct BusTests {
         }
     }
 
+    /// Idle workers live as long as the connection, so a worker waiting for
+    /// its next call must hold none of the messages it answered: a peer's
+    /// refused 32 MiB call stayed in the daemon's memory with the worker that
+    /// started with it. Covered: workers started for a call, a call handed to
+    /// an idle worker, `async` and staged methods, and both executors.
+    @Test(arguments: [false, true], ["Keep", "KeepLater"])
+    func anIdleWorkerHoldsNoMessage(onLoop: Bool, method: String) async throws {
+        try await withPeers { _, server, client in
+            if onLoop { server.answerCallsOnLoop() }
+            let seen = Mutex<[WeakMessage]>([])
+            let released = Mutex(false)
+            server.export([ExportedInterface(Self.interface, methods: [
+                ExportedMethod("Keep", arguments: [Argument("text", .string)], asyncHandler: { call in
+                    seen.withLock { $0.append(WeakMessage(message: call.message)) }
+                    // Held until all have started, so that each starts a worker of its own.
+                    while !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+                    return []
+                }),
+                ExportedMethod.staged("KeepLater", arguments: [Argument("text", .string)]) { call in
+                    seen.withLock { $0.append(WeakMessage(message: call.message)) }
+                    return .later {
+                        while !released.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(2)) }
+                        return MethodAnswer([])
+                    }
+                },
+            ])], at: "/keep")
+            let keep: @Sendable () async throws -> [Value] = {
+                try await client.call(server.uniqueName, "/keep", Self.interface, try MemberName(method), [.string("a call's text")])
+            }
+            let workers = 4  // as many as are kept idle (CallWorker.keptIdle)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<workers { group.addTask { _ = try await keep() } }
+                while seen.withLock({ $0.count }) < workers { try await Task.sleep(for: .milliseconds(2)) }
+                released.withLock { $0 = true }
+                try await group.waitForAll()
+            }
+            // Handed to a worker that is idle now.
+            _ = try await keep()
+            #expect(seen.withLock { $0.count } == workers + 1)
+            // A worker lets go of its call before it parks, just after the call counts as answered.
+            for _ in 0..<1000 where server.callsInFlight > 0 || seen.withLock({ $0.contains { $0.message != nil } }) {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            #expect(seen.withLock { $0.filter { $0.message != nil }.count } == 0)
+        }
+    }
+
+    struct WeakMessage {
+        weak var message: Message?
+    }
+
     @Test func aPeerThatDisconnectsMidCallEndsTheCallPromptly() async throws {
         try await withPeers { _, server, client in
             let clock = ContinuousClock()
