@@ -13,18 +13,24 @@ public final class Message: Sendable {
     let header: MessageHeader
     /// Flags set after the message was made (`setNoAutoStart`), added to the header's when it is written.
     private let addedFlags = Atomic<UInt8>(0)
-    let content: Content
-
-    /// The body: values to write, or the bytes of a whole message as it came.
-    enum Content: Sendable {
-        case values([Value])
-        /// A message read from bytes: all of them, and where its body starts.
-        case wire([UInt8], bodyOffset: Int)
-    }
+    // The body is either the values the message was built with, or the bytes
+    // of the whole message as it came and where its body starts in them.
+    // They are plain properties, not an enum's payloads: Swift keeps an
+    // enum's case in its payload pointer's spare bits, where LeakSanitizer
+    // cannot follow it, and `scripts/leak-check` then reported the bytes of
+    // every message alive at exit as leaked.
+    /// The values of a message built from them; empty for one that arrived.
+    private let values: [Value]
+    /// All the bytes of a message that arrived; empty for one built.
+    private let wire: [UInt8]
+    /// Where the body starts in `wire`.
+    private let bodyOffset: Int
 
     init(header: MessageHeader, values: [Value]) {
         self.header = header
-        self.content = .values(values)
+        self.values = values
+        self.wire = []
+        self.bodyOffset = 0
     }
 
     /// A message as it arrived: its header read and checked, its body left
@@ -34,7 +40,9 @@ public final class Message: Sendable {
     init(received bytes: [UInt8], recent: inout RecentNames) throws(DBusError) {
         let (header, offset) = try WireFormat.decodeHeader(bytes, recent: &recent)
         self.header = header
-        self.content = .wire(bytes, bodyOffset: offset)
+        self.values = []
+        self.wire = bytes
+        self.bodyOffset = offset
     }
 
     /// What kind of message this is.
@@ -58,10 +66,7 @@ public final class Message: Sendable {
     public var errorName: ErrorName? { header.errorName }
     /// The signature of the body.
     public var signature: Signature {
-        switch content {
-        case .values(let values): Signature(values.map(\.type))
-        case .wire: header.signature
-        }
+        wire.isEmpty ? Signature(values.map(\.type)) : header.signature
     }
     /// The message's serial number, unique per sender; 0 until it is sent.
     public var serial: UInt32 { header.serial }
@@ -78,10 +83,7 @@ public final class Message: Sendable {
     /// - Throws: `InvalidArgs` when the body does not hold what its
     ///   signature says, or holds a type this module does not support.
     public func arguments() throws(DBusError) -> [Value] {
-        switch content {
-        case .values(let values): values
-        case .wire(let bytes, let offset): try WireFormat.decodeBody(bytes, at: offset, signature: header.signature)
-        }
+        wire.isEmpty ? values : try WireFormat.decodeBody(wire, at: bodyOffset, signature: header.signature)
     }
 
     /// The body decoded as the given types, which must match its signature exactly.
@@ -105,12 +107,8 @@ public final class Message: Sendable {
     /// The message as bytes with `serial`: the bytes it came as (whose own
     /// serial is kept), or its header and values written.
     func wireBytes(serial: UInt32) throws(DBusError) -> [UInt8] {
-        switch content {
-        case .wire(let bytes, _):
-            return bytes
-        case .values(let values):
-            return try WireFormat.encode(header, serial: serial, flags: flags, checkedBody: values)
-        }
+        guard wire.isEmpty else { return wire }
+        return try WireFormat.encode(header, serial: serial, flags: flags, checkedBody: values)
     }
 }
 
