@@ -235,6 +235,12 @@ struct WireReader {
     }
 
     /// `readName` for a header field, through the names read lately.
+    ///
+    /// Not inlined: inlined at its six calls, each header field read ran a
+    /// copy of its own, and a forwarded call fetched 58 more instruction-cache
+    /// lines (2,261 against 2,203 on the caller's wait, `bench/profile daemon
+    /// --on-wait`) and ran 1,400 more instructions.
+    @inline(never)
     private mutating func readName(_ kind: RecentNames.Kind, _ recent: inout RecentNames, _ reason: String) throws(DBusError) -> String {
         let at = position
         let bytes = try readTextBytes()
