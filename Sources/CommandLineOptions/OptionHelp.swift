@@ -13,7 +13,7 @@ extension Option {
     public static func helpRows(
         _ rows: [(label: String, help: String)], alignedWith other: [(label: String, help: String)] = [], indent: Int = 2, width: Int = 78
     ) -> String {
-        let fitting = (rows + other).map(\.label.count).filter { $0 <= 24 }.max() ?? 0
+        let fitting = (rows + other).map { $0.label.count }.filter { $0 <= 24 }.max() ?? 0
         let column = indent + fitting + 2
         var text = ""
         for row in rows {

@@ -2,8 +2,14 @@
 /// the other words in order, and a command after `--` where one is taken.
 public struct ParsedArguments: Sendable, Equatable {
     /// Each option given, by its `Option.name`, with its values in order
-    /// (an empty string for each use of a flag).
-    public private(set) var values: [String: [String]] = [:]
+    /// (an empty string for each use of a flag). A list, not a dictionary:
+    /// a program takes a handful of options, and the fast front, which
+    /// compiles this file with Embedded Swift, would link libm for a hash table.
+    private var given: [Given] = []
+    private struct Given: Sendable, Equatable {
+        let name: String
+        var values: [String]
+    }
     /// The words that are not options, in order.
     public private(set) var positionals: [String] = []
     /// The words of the command, when the syntax takes one (`-- COMMAND [ARG]...`).
@@ -12,9 +18,9 @@ public struct ParsedArguments: Sendable, Equatable {
     public private(set) var ending: String?
 
     /// Whether `option` was given.
-    public func has(_ option: Option) -> Bool { values[option.name] != nil }
+    public func has(_ option: Option) -> Bool { given.contains { $0.name == option.name } }
     /// The values `option` was given, in order.
-    public func values(of option: Option) -> [String] { values[option.name] ?? [] }
+    public func values(of option: Option) -> [String] { given.first { $0.name == option.name }?.values ?? [] }
     /// The value `option` was given.
     /// - Throws: `UsageError` when it was given more than once.
     public func value(of option: Option, topic: String? = nil) throws(UsageError) -> String? {
@@ -44,8 +50,6 @@ public struct ParsedArguments: Sendable, Equatable {
     public init(
         _ arguments: [String], options: [Option], words: Words = .operands, topic: String? = nil, hint: String? = nil
     ) throws(UsageError) {
-        var byName: [String: Option] = [:]
-        for option in options { for name in option.names { byName[name] = option } }
         var rest = arguments[...]
         while let word = rest.popFirst() {
             if word == "--" {
@@ -66,7 +70,7 @@ public struct ParsedArguments: Sendable, Equatable {
                 continue
             }
             let (name, inline) = Self.split(word)
-            guard let option = byName[name] else {
+            guard let option = options.last(where: { $0.names.contains(name) }) else {
                 if words == .none { throw UsageError("unknown argument '\(word)'", topic: topic) }
                 throw UsageError("unknown option '\(word)'" + (hint.map { " (\($0))" } ?? ""), topic: topic)
             }
@@ -81,7 +85,11 @@ public struct ParsedArguments: Sendable, Equatable {
             } else {
                 throw UsageError("\(name) needs a value", topic: topic)
             }
-            values[option.name, default: []].append(value)
+            if let index = given.firstIndex(where: { $0.name == option.name }) {
+                given[index].values.append(value)
+            } else {
+                given.append(Given(name: option.name, values: [value]))
+            }
             if option.endsParsing {
                 ending = option.name
                 return
