@@ -51,7 +51,7 @@ struct Subcommand: Sendable {
 
     /// Parses `arguments` (without the program name) and returns what to run.
     static func invocation(of arguments: [String], environment: [String: String]) throws(UsageError) -> (Subcommand, Invocation) {
-        guard let first = arguments.first else { throw UsageError("no URL given") }
+        guard let first = arguments.first else { throw OpenCommandLine.noURLGiven }
         let command: Subcommand
         var rest = arguments
         if let named = named(first) {
@@ -62,23 +62,16 @@ struct Subcommand: Sendable {
             if beforeDashes.contains(where: { $0 == "--help" || $0 == "-h" }) {
                 return (help, Invocation(arguments: try ParsedArguments([command.name], options: []), environment: environment, topic: "help"))
             }
-        } else if looksLikeACommand(first) {
+        } else if OpenCommandLine.looksLikeACommand(first) {
             let hint = closestName(to: first).map { " (did you mean '\($0)'?)" } ?? ""
             throw UsageError("unknown command '\(first)'\(hint); to open a file of that name, write './\(first)'")
         } else {
             command = open
         }
-        let topic = command.name == open.name ? nil : command.name
-        let hint = command.name == open.name ? "to open a URL starting with '-', put '--' before it" : nil
-        let parsed = try ParsedArguments(rest, options: command.options, words: command.words, topic: topic, hint: hint)
+        let parsed = command.name == open.name
+            ? try OpenCommandLine.parseOpen(rest)
+            : try ParsedArguments(rest, options: command.options, words: command.words, topic: command.name)
         return (command, Invocation(arguments: parsed, environment: environment, topic: command.name))
-    }
-
-    /// A first argument spelled like a command (lower-case letters and
-    /// dashes: no scheme, no path) is read as a mistyped one, never opened.
-    static func looksLikeACommand(_ argument: String) -> Bool {
-        guard let head = argument.utf8.first, head >= UInt8(ascii: "a"), head <= UInt8(ascii: "z") else { return false }
-        return argument.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") }
     }
 
     /// The command name at most two edits away from `word`, for "did you mean".

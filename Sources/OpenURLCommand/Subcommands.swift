@@ -10,7 +10,7 @@ extension Subcommand {
     /// Opening URLs and files: what `openurl` does when the first word is no command's name.
     static let open = Subcommand(
         "open", "URL|PATH...", "open each URL or file (the default command)",
-        options: [Flags.verbose, Flags.quiet, Flags.ask, Option.version, Option.help], page: Help.main
+        options: OpenCommandLine.options, page: Help.main
     ) { invocation throws(UsageError) in
         let arguments = invocation.arguments
         if arguments.has(Option.help) {
@@ -21,10 +21,10 @@ extension Subcommand {
             Console.out("openurl \(DispatcherAPI.version)\n")
             return .finished(ExitStatus.accepted.rawValue)
         }
-        guard !invocation.operands.isEmpty else { throw UsageError("no URL given") }
+        guard !invocation.operands.isEmpty else { throw OpenCommandLine.noURLGiven }
         let opener = OpenCommand(
-            environment: invocation.environment, verbose: invocation.has(Flags.verbose), ask: invocation.has(Flags.ask),
-            quiet: invocation.has(Flags.quiet))
+            environment: invocation.environment, verbose: invocation.has(OpenCommandLine.verbose),
+            ask: invocation.has(OpenCommandLine.ask), quiet: invocation.has(OpenCommandLine.quiet))
         guard let urls = opener.validated(invocation.operands) else { return .finished(ExitStatus.usage.rawValue) }
         let throughDaemon = opener.openThroughDaemon(urls)
         guard !throughDaemon.unopened.isEmpty else { return .finished(throughDaemon.status.rawValue) }
@@ -179,14 +179,8 @@ extension Subcommand {
     }
 }
 
-/// The options of `openurl`'s commands.
+/// The options of `openurl`'s commands (the plain open's are `OpenCommandLine`'s).
 enum Flags {
-    static let verbose = Option("-v", "--verbose", help: "say how each URL was opened, on standard error")
-    static let quiet = Option(
-        "-q", "--quiet", help: "never show a failure as a desktop notification (errors still go to standard error)")
-    static let ask = Option(
-        "--ask", help: "show the chooser before any handler or rule, so that you pick where the URL opens (Esc: not at all; \"Use Default\": the usual walk)")
-
     static let explainJSON = Option(
         "--json", help: "print one JSON object: {\"url\", \"handlers\": [...], \"application\"}; each step has \"kind\" (handler or rule), the fields 'openurl handlers --json' or 'openurl rules --json' gives for it, and \"url\", \"result\" and, for a rewrite, \"result-url\"")
     static let handlersJSON = Option("--json", help: "print a JSON array of objects")
