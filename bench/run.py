@@ -647,7 +647,7 @@ def main():
     row(rows, "dbus-send --help (whole process)", dbus_send_help, "ms")
     row(rows, "openurl --version (whole process)", version, "ms", dbus_send_help, "≤ 1.2")
     row(rows, "openurl --bogus, a usage error (whole process)", usage, "ms", dbus_send_help, "≤ 1.2",
-        note="handed on to the full CLI, which defines every message")
+        note="the front, with the full CLI's parser (OpenCommandLine)")
     row(rows, "smallest Swift program making the same call (whole process)", swift_floor, "ms", dbus_send,
         note="bench/swift/client.swift, Swift runtime linked statically")
     row(rows, "openurl URL, handled by a handler (whole process)", one_url, "ms", dbus_send, "≤ 1.1",

@@ -24,9 +24,10 @@ enum System {
         return true
     }
 
-    /// One `openurl:` error line, escaped as the full CLI's `Console.error` escapes it.
-    static func error(_ text: String) {
-        writeError("openurl: " + displayable(text) + "\n")
+    /// One `openurl:` error line, escaped as the full CLI's `Console.error`
+    /// escapes it; `hint`, our own text, follows on a line of its own.
+    static func error(_ text: String, hint: String? = nil) {
+        writeError("openurl: " + displayable(text) + "\n" + (hint.map { $0 + "\n" } ?? ""))
     }
 
     /// An environment variable, decoded as the full CLI decodes it.

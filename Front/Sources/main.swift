@@ -1,9 +1,10 @@
 import CDBus
+import CommandLineOptions
 import CFront
 import Routing
 import SafeText
 
-// The fast front of `openurl`: the plain open, `openurl [-q] [--ask] URL...`,
+// The fast front of `openurl`: the plain open, `openurl [-q] [--ask] URL...`, and its usage errors,
 // in one blocking call per URL on libdbus, with no Swift runtime to start.
 // Everything else is the full CLI's, reached by exec (README, "The openurl command").
 
@@ -14,6 +15,10 @@ func main(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     let plan = Plan(arguments)
     // As the full CLI: a closed or full standard output loses the line, and the status is 0.
     if case .version = plan { _ = System.writeOutput("openurl \(packageVersion)\n"); return 0 }
+    if case .mistake(let error) = plan {
+        System.error(error.description, hint: error.hint(for: "openurl"))
+        return ExitStatus.usage.rawValue
+    }
     guard case .open(let urls, let quiet, let ask) = plan,
           let address = System.variable("DBUS_SESSION_BUS_ADDRESS"), !address.isEmpty,
           let bus = try? Bus(address: address)

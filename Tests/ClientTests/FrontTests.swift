@@ -102,7 +102,7 @@ struct FrontTests {
                 ["--version"], ["-q", "--version"], ["--bogus"], [], ["--", "https://example.com/dashes"], ["explian", "https://x.example/"],
                 ["status"], [page], ["./nonexistent.html"], ["file://" + page], ["https://example.com/\u{202E}"],
                 ["-v", "https://example.com/verbose"], ["--ask", "https://example.com/ask"], ["-qv", "https://example.com/qv"],
-            ]
+            ] + Self.usageErrors + [["--version", "--bogus"], ["--help", "--bogus"], ["-", "https://example.com/"], ["--ask", "--", "-q"]]
             // Each program runs every line, then a sentinel that must open.
             // Every launch was made before its command returned, so once the
             // sentinel is recorded and no recorder of the tree still runs, the
@@ -131,6 +131,26 @@ struct FrontTests {
             #expect(front.opened.count >= 6, "\(front.opened)")
             #expect(!front.opened.contains("https://blocked.example/"), "the rule discards it")
         }
+    }
+
+    /// Command lines the full CLI refuses before it knows the command.
+    static let usageErrors: [[String]] = [
+        ["--bogus"], [], ["-x", "https://example.com/"], ["--quiet=3", "https://example.com/"], ["https://example.com/", "--bogus"],
+        ["-q"], ["--\u{1B}[31mred\u{202E}", "https://example.com/"], ["-q", "--version=2"],
+    ]
+
+    /// The front says what is wrong with a command line itself, with the
+    /// full CLI's parser and words: a front copied away from its full CLI
+    /// prints what the full CLI prints, and exits 2.
+    @Test(arguments: usageErrors)
+    func aUsageErrorIsTheFrontsOwn(_ line: [String]) async throws {
+        let tree = try XDGTree()
+        try FileManager.default.copyItem(atPath: Binaries.openurl, toPath: tree.root + "/home/openurl")
+        let alone = try await run([tree.root + "/home/openurl"] + line, environment: tree.environment)
+        let full = try await run([Binaries.fullCLI] + line, environment: tree.environment)
+        #expect(alone.status == 2 && full.status == 2, "\(line): \(alone.stderr)")
+        #expect(alone.stderr == full.stderr && alone.stdout.isEmpty, "\(line): \(alone.stderr) vs \(full.stderr)")
+        #expect(alone.stderr.hasSuffix("\nTry 'openurl --help' for more information.\n"), "\(alone.stderr)")
     }
 
     /// A reply openurld would never send (a peer owning the name, or a
