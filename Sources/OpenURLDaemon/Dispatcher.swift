@@ -266,39 +266,45 @@ public final class Dispatcher: Sendable {
     /// the caller does not wait for the line to be built and written.
     func log(_ walk: Walk) {
         let (route, url, caller, appID) = (walk.route, walk.url, walk.caller, walk.appID)
-        // Appended into one buffer: this line is written for every URL.
-        var line = "open "
+        // Built as UTF-8 bytes and written as they are when nothing in them
+        // needs an escape (`Logger.log(_:utf8:)`): this line is written for
+        // every URL, and as a `String` it took fourteen appends of some 300
+        // instructions each and a copy to check and escape it.
+        var line: [UInt8] = []
         line.reserveCapacity(160)
-        if configuration.verbose { line += url.text } else { url.appendRedacted(to: &line) }
-        line += " from "
-        line += caller.rawValue
-        // Piece by piece: `a + b` makes a string of its own before it is appended.
+        func add(_ text: String) { line.append(contentsOf: text.utf8) }
+        add("open ")
+        if configuration.verbose { add(url.text) } else { url.appendRedacted(to: &line) }
+        add(" from ")
+        add(caller.rawValue)
         if !appID.isEmpty {
-            line += " ("
-            line += appID
-            line += ")"
+            add(" (")
+            add(appID)
+            add(")")
         }
-        line += ": "
-        line += route.outcome.rawValue
+        add(": ")
+        add(route.outcome.rawValue)
         if let handler = route.handler {
-            line += " by handler "
-            line += String(handler)
+            add(" by handler ")
+            add(String(handler))
         }
         if let rule = route.rule {
-            line += " by rule '"
-            line += rule
-            line += "'"
+            add(" by rule '")
+            add(rule)
+            add("'")
         }
         if let application = route.application {
-            line += " with "
-            line += application
+            add(" with ")
+            add(application)
         }
         if let message = route.message {
             // A file's path is the URL's path, and the reasons for files name
             // it: without --verbose only scheme and host are logged.
-            line += ": " + (configuration.verbose || url.scheme != "file" ? message : "(the reason names the file; --verbose logs it)")
+            add(": ")
+            add(configuration.verbose || url.scheme != "file" ? message : "(the reason names the file; --verbose logs it)")
         }
-        logger.info(line)
+        logger.log(.info, utf8: line)
+        guard logger.writes(.debug) else { return }
         for entry in route.trace {
             let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"
             logger.debug("  \(who) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")

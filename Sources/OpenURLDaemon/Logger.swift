@@ -12,10 +12,11 @@ public struct Logger: Sendable {
 
     /// The most detailed level written.
     public let threshold: Level
-    private let sink: @Sendable (Level, String) -> Void
+    private let sink: @Sendable (Level, UnsafeBufferPointer<UInt8>) -> Void
 
-    /// A logger passing every line at or above `threshold` to `sink`.
-    public init(threshold: Level, sink: @escaping @Sendable (Level, String) -> Void) {
+    /// A logger passing every line at or above `threshold`, escaped, to
+    /// `sink` as UTF-8 bytes (one line, no newline).
+    public init(threshold: Level, sink: @escaping @Sendable (Level, UnsafeBufferPointer<UInt8>) -> Void) {
         self.threshold = threshold
         self.sink = sink
     }
@@ -24,9 +25,8 @@ public struct Logger: Sendable {
     /// lines from different threads never interleave. A message is one line:
     /// `log` has escaped every newline in it.
     public static func standardError(threshold: Level) -> Logger {
-        Logger(threshold: threshold) { level, message in
+        Logger(threshold: threshold) { level, body in
             // One writev of prefix, text and newline: nothing is copied to join them.
-            var text = message
             let prefix: StaticString = switch level {
             case .error: "<3>"
             case .warning: "<4>"
@@ -34,13 +34,11 @@ public struct Logger: Sendable {
             case .debug: "<7>"
             }
             let newline: StaticString = "\n"
-            text.withUTF8 { body in
-                withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { parts in
-                    parts[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: prefix.utf8Start), iov_len: prefix.utf8CodeUnitCount)
-                    parts[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
-                    parts[2] = iovec(iov_base: UnsafeMutableRawPointer(mutating: newline.utf8Start), iov_len: 1)
-                    _ = writev(2, parts.baseAddress, 3)
-                }
+            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { parts in
+                parts[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: prefix.utf8Start), iov_len: prefix.utf8CodeUnitCount)
+                parts[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
+                parts[2] = iovec(iov_base: UnsafeMutableRawPointer(mutating: newline.utf8Start), iov_len: 1)
+                _ = writev(2, parts.baseAddress, 3)
             }
         }
     }
@@ -48,24 +46,48 @@ public struct Logger: Sendable {
     /// Discards everything.
     public static let silent = Logger(threshold: .error) { _, _ in }
 
-    /// Passes `message` on with control, bidirectional and invisible
-    /// characters escaped (`SafeText.displayable`): log lines carry peers' text.
     /// A line is cut at this many bytes of escaped text, so that no peer
     /// (a long host, a handler's long error) can flood the journal.
     public static let maximumLineBytes = 1000
 
-    /// Logs `message` at `level`, escaped and cut to `maximumLineBytes`.
+    /// Whether lines at `level` are written: a caller that would build one
+    /// at some cost asks first.
+    public func writes(_ level: Level) -> Bool { level <= threshold }
+
+    /// Logs `message` at `level` with control, bidirectional and invisible
+    /// characters escaped (`SafeText.displayable`), since log lines carry
+    /// peers' text, and cut to `maximumLineBytes`.
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
-        guard level <= threshold else { return }
-        let text = displayable(message())
-        guard text.utf8.count > Self.maximumLineBytes else { return sink(level, text) }
+        guard writes(level) else { return }
+        var text = displayable(message())
+        if text.utf8.count > Self.maximumLineBytes { text = Self.cut(text) }
+        text.withUTF8 { sink(level, $0) }
+    }
+
+    /// Logs the text whose UTF-8 is `line` at `level`, as `log(_:_:)`
+    /// does; written as it is, with no string made, when it needs no
+    /// escape and no cut.
+    /// - Parameter line: well-formed UTF-8, such as bytes copied from strings.
+    public func log(_ level: Level, utf8 line: [UInt8]) {
+        guard writes(level) else { return }
+        let written = line.withUnsafeBufferPointer { bytes in
+            guard bytes.count <= Self.maximumLineBytes, isDisplayableAsIs(bytes) else { return false }
+            sink(level, bytes)
+            return true
+        }
+        if !written { log(level, String(decoding: line, as: UTF8.self)) }
+    }
+
+    /// `text` cut to `maximumLineBytes`, at a character, saying how much was left out.
+    private static func cut(_ text: String) -> String {
         var cut = ""
         for character in text {
-            guard cut.utf8.count + character.utf8.count <= Self.maximumLineBytes - 40 else { break }
+            guard cut.utf8.count + character.utf8.count <= maximumLineBytes - 40 else { break }
             cut.append(character)
         }
-        sink(level, cut + "… (\(text.utf8.count - cut.utf8.count) more bytes)")
+        return cut + "… (\(text.utf8.count - cut.utf8.count) more bytes)"
     }
+
     /// Logs at `error`.
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
     /// Logs at `warning`.

@@ -34,35 +34,45 @@ public func displayable(_ text: String) -> String {
     return output
 }
 
-/// Whether any scalar of `text` needs an escape. Log lines are printable
-/// ASCII with the odd `…`: the bytes are read in place, eight at a time
-/// where they are all printable ASCII, and only a non-ASCII scalar is
-/// decoded (a native string's bytes are contiguous, well-formed UTF-8).
+/// Whether `displayable` gives `utf8`, read as text, back unchanged: no
+/// scalar needs an escape. The daemon builds its line for every URL as
+/// bytes and writes them as they are when this holds, making no string.
+/// - Parameter utf8: well-formed UTF-8, such as bytes copied from strings.
+public func isDisplayableAsIs(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    !needsAnyEscape(utf8)
+}
+
+/// Whether any scalar of `text` needs an escape.
 private func needsAnyEscape(_ text: String) -> Bool {
-    let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-        var index = 0
-        while index < bytes.count {
-            // Words of printable ASCII, then one scalar (or the byte that stopped them) at a time.
-            index += printableASCIIPrefix(of: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[index...])))
-            guard index < bytes.count else { break }
-            let lead = bytes[index]
-            if lead < 0x80 {
-                if lead &- 0x20 >= 0x5F { return true }
-                index += 1
-                continue
-            }
-            let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            guard index + length <= bytes.count else { return true }
-            var value = UInt32(lead) & (0xFF >> (length + 1))
-            for continuation in bytes[(index + 1)..<(index + length)] {
-                value = value << 6 | UInt32(continuation & 0x3F)
-            }
-            guard let scalar = Unicode.Scalar(value), !needsEscape(scalar) else { return true }
-            index += length
+    text.utf8.withContiguousStorageIfAvailable(needsAnyEscape) ?? text.unicodeScalars.contains(where: needsEscape)
+}
+
+/// Whether any scalar of well-formed UTF-8 `bytes` needs an escape. Log
+/// lines are printable ASCII with the odd `…`: the bytes are read in place,
+/// eight at a time where they are all printable ASCII, and only a non-ASCII
+/// scalar is decoded.
+private func needsAnyEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var index = 0
+    while index < bytes.count {
+        // Words of printable ASCII, then one scalar (or the byte that stopped them) at a time.
+        index += printableASCIIPrefix(of: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[index...])))
+        guard index < bytes.count else { break }
+        let lead = bytes[index]
+        if lead < 0x80 {
+            if lead &- 0x20 >= 0x5F { return true }
+            index += 1
+            continue
         }
-        return false
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        guard index + length <= bytes.count else { return true }
+        var value = UInt32(lead) & (0xFF >> (length + 1))
+        for continuation in bytes[(index + 1)..<(index + length)] {
+            value = value << 6 | UInt32(continuation & 0x3F)
+        }
+        guard let scalar = Unicode.Scalar(value), !needsEscape(scalar) else { return true }
+        index += length
     }
-    return answer ?? text.unicodeScalars.contains(where: needsEscape)
+    return false
 }
 
 /// How many whole eight-byte words at the start of `bytes` are printable

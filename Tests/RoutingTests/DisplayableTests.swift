@@ -58,4 +58,19 @@ import Testing
         #expect(displayable(printable.dropFirst()) == String(printable.dropFirst()))
         #expect(displayable("line\nforged") == #"line\u{A}forged"#)
     }
+
+    /// `isDisplayableAsIs` (the daemon's log line, checked as bytes) says
+    /// yes exactly when `displayable` would leave the text as it is: for
+    /// each scalar alone, among printable ASCII at every offset of a word,
+    /// and after other non-ASCII scalars.
+    @Test func theByteCheckAgreesWithDisplayable() {
+        func asIs(_ text: String) -> Bool { Array(text.utf8).withUnsafeBufferPointer(isDisplayableAsIs) }
+        for scalar in Self.scalars {
+            let alone = String(Character(scalar))
+            for text in [alone, "é…😀" + alone + "中"] + (0..<17).map({ String(repeating: "a", count: $0) + alone + "zz" }) {
+                #expect(asIs(text) == (displayable(text) == text), "\(scalar.codePointName) in \(text.utf8.count) bytes")
+            }
+        }
+        #expect(asIs(""))
+    }
 }
