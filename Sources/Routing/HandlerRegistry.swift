@@ -37,7 +37,11 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     private var owners: [String: Set<UInt32>] = [:]
     private var specBytesByOwner: [String: Int] = [:]
     private var specBytes = 0
+    /// The handlers of each scheme they name.
     private var index: [String: SchemeIndex] = [:]
+    /// The handlers of every scheme (`*`): apart from `index`, so that a URL
+    /// is not looked up a second time under `*` when nobody registered it.
+    private var anyScheme = SchemeIndex()
     private var lastID: UInt32 = 0
 
     /// An empty registry held to `limits`, for run-time handlers or (`holdsConfigured`) for rules.
@@ -86,7 +90,9 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         owners[owner, default: []].insert(handler.id)
         specBytesByOwner[owner, default: 0] += size
         specBytes += size
-        forEachKey(of: spec) { scheme, key in index[scheme, default: SchemeIndex()].insert(handler.id, at: key) }
+        forEachKey(of: spec) { scheme, key in
+            if scheme == "*" { anyScheme.insert(handler.id, at: key) } else { index[scheme, default: SchemeIndex()].insert(handler.id, at: key) }
+        }
         return handler
     }
 
@@ -130,7 +136,7 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         // every URL, for a list that is usually one or two long.
         var ids: [UInt32] = []
         index[url.scheme]?.collect(for: url.host, into: &ids)
-        index["*"]?.collect(for: url.host, into: &ids)
+        if !anyScheme.isEmpty { anyScheme.collect(for: url.host, into: &ids) }
         ids.sort()
         var found: [WalkPosition] = []
         found.reserveCapacity(ids.count)
@@ -159,6 +165,7 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         specBytesByOwner[handler.owner, default: size] -= size
         if specBytesByOwner[handler.owner] == 0 { specBytesByOwner[handler.owner] = nil }
         forEachKey(of: handler.spec) { scheme, key in
+            if scheme == "*" { return anyScheme.remove(handler.id, at: key) }
             index[scheme]?.remove(handler.id, at: key)
             if index[scheme]?.isEmpty == true { index[scheme] = nil }
         }
@@ -185,6 +192,11 @@ struct RegistryEntry: Sendable {
 }
 
 /// The handlers of one scheme, by the hosts they name.
+///
+/// Each key's ids are a list without repeats, in the order they were
+/// registered: ascending, since the registry gives each handler a higher id
+/// than the last and inserts all of its keys at once. A list is copied into
+/// a walk's candidates at once, where a `Set` was iterated id by id.
 struct SchemeIndex: Sendable {
     enum Key: Hashable {
         case anyHost
@@ -192,28 +204,34 @@ struct SchemeIndex: Sendable {
         case below(String)
     }
 
-    private var anyHost = Set<UInt32>()
-    private var exact: [String: Set<UInt32>] = [:]
-    private var below: [String: Set<UInt32>] = [:]
+    private var anyHost: [UInt32] = []
+    private var exact: [String: [UInt32]] = [:]
+    private var below: [String: [UInt32]] = [:]
 
     var isEmpty: Bool { anyHost.isEmpty && exact.isEmpty && below.isEmpty }
 
     mutating func insert(_ id: UInt32, at key: Key) {
+        func add(_ ids: inout [UInt32]) {
+            // Ascending, as the registry inserts: a repeat can only be the
+            // last id. Anything else (never, today) is searched in full.
+            guard let last = ids.last, last >= id else { return ids.append(id) }
+            if !ids.contains(id) { ids.append(id) }
+        }
         switch key {
-        case .anyHost: anyHost.insert(id)
-        case .exactly(let host): exact[host, default: []].insert(id)
-        case .below(let domain): below[domain, default: []].insert(id)
+        case .anyHost: add(&anyHost)
+        case .exactly(let host): add(&exact[host, default: []])
+        case .below(let domain): add(&below[domain, default: []])
         }
     }
 
     mutating func remove(_ id: UInt32, at key: Key) {
         switch key {
-        case .anyHost: anyHost.remove(id)
+        case .anyHost: anyHost.removeAll { $0 == id }
         case .exactly(let host):
-            exact[host]?.remove(id)
+            exact[host]?.removeAll { $0 == id }
             if exact[host]?.isEmpty == true { exact[host] = nil }
         case .below(let domain):
-            below[domain]?.remove(id)
+            below[domain]?.removeAll { $0 == id }
             if below[domain]?.isEmpty == true { below[domain] = nil }
         }
     }
@@ -221,11 +239,12 @@ struct SchemeIndex: Sendable {
     /// Adds the ids that may match `host`: any-host handlers, handlers naming
     /// exactly it, and wildcard handlers for each domain above it.
     /// An id can be added more than once (a handler naming a host and its wildcard).
+    /// A table nobody registered in is not looked up: that still hashed the host.
     func collect(for host: URLHost?, into ids: inout [UInt32]) {
         ids.append(contentsOf: anyHost)
         switch host {
         case .name(let name)?:
-            if let exactly = exact[name] { ids.append(contentsOf: exactly) }
+            if !exact.isEmpty, let exactly = exact[name] { ids.append(contentsOf: exactly) }
             guard !below.isEmpty else { return }
             var rest = Substring(name)
             while let dot = rest.firstIndex(of: ".") {
@@ -233,7 +252,7 @@ struct SchemeIndex: Sendable {
                 if let matching = below[String(rest)] { ids.append(contentsOf: matching) }
             }
         case .ipv6(let address)?:
-            if let exactly = exact[address] { ids.append(contentsOf: exactly) }
+            if !exact.isEmpty, let exactly = exact[address] { ids.append(contentsOf: exactly) }
         case .invalid?, nil:
             break
         }

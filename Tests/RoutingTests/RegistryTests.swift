@@ -61,6 +61,47 @@ import Testing
         #expect(try order(registry, "zoommtg://x") == ["every-scheme"])
     }
 
+    /// The index (by scheme, `*` apart, then by host) finds exactly what a
+    /// scan of every handler would, in the same order, through a long run
+    /// of registrations and removals: repeated schemes and hosts, exact and
+    /// wildcard hosts, `*`, IPv6, caller-scoped handlers, owners leaving.
+    @Test func theIndexFindsWhatAScanOfEveryHandlerFinds() throws {
+        var registry = Registry(limits: .init(perOwner: 1000, total: 1000))
+        var generator = SystemRandomNumberGenerator()
+        let schemes = [["https"], ["*"], ["https", "http"], ["mailto"], ["https", "https"]]
+        let hosts = [[], ["example.com"], ["*.example.com"], ["a.example.com", "*.example.com"], ["[::1]"], ["example.com", "example.com"],
+                     ["b.a.example.com"], ["*.a.example.com", "other.org"]]
+        let owners = [":1.1", ":1.2", ":1.3"]
+        let urls = ["https://example.com/", "https://a.example.com/x", "https://b.a.example.com/", "https://[::1]/", "http://example.com/",
+                    "mailto:x@example.com", "https://other.org/", "zoom://x", "https://c.b.a.example.com/"]
+        for round in 0..<400 {
+            if Int.random(in: 0..<4, using: &generator) == 0, let victim = registry.all.randomElement(using: &generator) {
+                if Bool.random(using: &generator) {
+                    try registry.unregister(victim.id, by: victim.owner)
+                } else {
+                    registry.removeAll(ownedBy: victim.owner)
+                }
+            } else {
+                _ = try register(
+                    &registry, "h\(round)", owner: owners.randomElement(using: &generator)!,
+                    schemes: schemes.randomElement(using: &generator)!, hosts: hosts.randomElement(using: &generator)!,
+                    priority: Int32.random(in: -1...1, using: &generator), scope: Bool.random(using: &generator) ? .session : .caller)
+            }
+            for text in urls {
+                let url = try ValidatedURL(text)
+                for caller in owners {
+                    let scanned = registry.all
+                        .filter { $0.spec.matches(url) && ($0.spec.scope == .session || $0.owner == caller) }
+                        .sorted { $0.position(for: caller) < $1.position(for: caller) }
+                        .map(\.id)
+                    let found = registry.candidates(for: url, caller: caller).map(\.id)
+                    #expect(found == scanned, "round \(round), \(text) for \(caller)")
+                    if found != scanned { return }
+                }
+            }
+        }
+    }
+
     @Test func aHandlerListingTwoMatchingHostsIsAskedOnce() throws {
         var registry = Registry()
         _ = try register(&registry, "both", hosts: ["a.example.com", "*.example.com"])
