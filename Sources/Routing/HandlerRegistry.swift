@@ -138,21 +138,22 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
         index[url.scheme]?.collect(for: url.host, into: &ids)
         if !anyScheme.isEmpty { anyScheme.collect(for: url.host, into: &ids) }
         ids.sort()
-        var found: [WalkPosition] = []
-        found.reserveCapacity(ids.count)
+        // The handlers themselves, sorted only when there are several: a
+        // list of positions sorted and then looked up again was two more
+        // arrays and a second lookup of each id, for a list usually one long.
+        var found: [Handler<Payload>] = []
         var previous: UInt32?
         for id in ids {
             guard id != previous else { continue }
             previous = id
             guard let entry = entries[id] else { continue }
             if entry.spec.scope == .caller && entry.owner != caller { continue }
-            let place = entry.position(for: caller, id: id, isConfigured: holdsConfigured)
-            if let position, !(position < place) { continue }
-            guard entry.spec.matches(url) else { continue }
-            found.append(place)
+            if let position, !(position < entry.position(for: caller, id: id, isConfigured: holdsConfigured)) { continue }
+            guard entry.spec.matches(url), let handler = handlers[id] else { continue }
+            found.append(handler)
         }
-        found.sort()
-        return found.compactMap { handlers[$0.id] }
+        if found.count > 1 { found.sort { $0.position(for: caller) < $1.position(for: caller) } }
+        return found
     }
 
     private mutating func remove(_ handler: Handler<Payload>) {
@@ -182,10 +183,17 @@ public struct HandlerRegistry<Payload: Sendable>: Sendable {
     }
 }
 
-/// A handler's owner and spec, without its payload.
-struct RegistryEntry: Sendable {
+/// A handler's owner and spec, without its payload. Immutable, and shared:
+/// looking one up is one retain, not one for each string and list in it.
+final class RegistryEntry: Sendable {
     let owner: String
     let spec: HandlerSpec
+
+    init(owner: String, spec: HandlerSpec) {
+        self.owner = owner
+        self.spec = spec
+    }
+
     func position(for caller: String, id: UInt32, isConfigured: Bool) -> WalkPosition {
         WalkPosition(isCallersOwn: spec.scope == .caller && owner == caller, priority: spec.priority, isConfigured: isConfigured, id: id)
     }

@@ -5,15 +5,20 @@ public enum RefusedScheme: CaseIterable, Sendable {
     case javascript, vbscript, data
 
     /// The scheme `scheme` names, if refused. Asked of every URL the
-    /// daemon is given: a switch compares short strings, where a
-    /// dictionary hashed the scheme and `RawRepresentable` searched a table.
+    /// daemon is given, twice: the length picks the one name to compare
+    /// (a switch over the three compared them in turn, a string comparison
+    /// each, where a dictionary hashed the scheme and `RawRepresentable`
+    /// searched a table).
     public init?(_ scheme: String) {
-        switch scheme {
-        case "javascript": self = .javascript
-        case "vbscript": self = .vbscript
-        case "data": self = .data
+        let refused: RefusedScheme
+        switch scheme.utf8.count {
+        case 10: refused = .javascript
+        case 8: refused = .vbscript
+        case 4: refused = .data
         default: return nil
         }
+        guard scheme == refused.name else { return nil }
+        self = refused
     }
 
     /// The scheme, as URLs spell it.

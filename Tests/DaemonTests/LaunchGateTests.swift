@@ -146,6 +146,10 @@ struct LaunchGateTests {
             #expect(reason == scheme.reason)
             #expect(await fallback.open(url, activationToken: nil) == .refused(reason: reason))
         }
+        // Names of a refused scheme's length, and near misses, are not refused.
+        for other in ["javascripx", "xavascript", "vbscripx", "vbscripts", "date", "dat", "datas", "https", "javascript-x"] {
+            #expect(RefusedScheme(other) == nil, "\(other)")
+        }
         for text in ["https://example.com/", files["run.csh"]!, files["notes.txt"]!] {
             #expect(fallback.refusal(of: try ValidatedURL(text)) == nil, "\(text)")
         }
