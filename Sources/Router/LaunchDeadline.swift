@@ -9,6 +9,16 @@ public enum LaunchDeadline {
     /// The current walk's deadline, when there is one.
     @TaskLocal public static var current: ContinuousClock.Instant?
 
+    /// Runs `body` with `current` set to a walk's deadline, `end` on
+    /// `WalkClock`. Never inlined: an async function that sets a task-local
+    /// holds an optional `ContinuousClock.Instant`, a type whose size is known
+    /// only at run time, and so allocates from the task on entry, whether
+    /// or not it gets as far as setting one. A walk asking handlers never does.
+    @inline(never)
+    static func during<Result: Sendable>(walkEndingAt end: Duration, _ body: () async -> Result) async -> Result {
+        await $current.withValue(WalkClock.instant(end)) { await body() }
+    }
+
     /// `limit`, or less when the deadline comes sooner; `nil` when it has passed.
     package static func timeout(atMost limit: Duration) -> Duration? {
         guard let deadline = current else { return limit }

@@ -113,8 +113,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
         onRuleFailure: @Sendable (Rule, String) -> Void = { _, _ in }
     ) async -> Route {
         if let route = routeAtOnce(url, callerAppID: callerAppID, asking: asking) { return route }
-        let clock = ContinuousClock()
-        let progress = WalkProgress(end: clock.now + deadline, token: activationToken)
+        let progress = WalkProgress(end: WalkClock.now + deadline, token: activationToken)
 
         /// Asks the person, then opens what they chose; the answer as a step of the walk.
         /// Never inlined: an async function's locals live in its frame, which the
@@ -131,15 +130,15 @@ public struct Router<Endpoint: Sendable>: Sendable {
                     ?? ChooserCandidate(target: target, name: id, icon: "")
             }
             // The person's time is not the handlers' time: the walk's deadline restarts now.
-            progress.end = clock.now + chooserDeadline
+            progress.end = WalkClock.now + chooserDeadline
             asking.onAsk?()
             let choice = await chooser.choose(request, timeout: chooserDeadline)
             // What follows the answer (the launch, or the rest of the walk) has a walk's time from now.
-            progress.end = max(progress.end, clock.now + deadline)
+            progress.end = max(progress.end, WalkClock.now + deadline)
             switch choice {
             case .target(let target, let chosen, let freshToken, let scope):
                 if let freshToken { progress.token = freshToken }
-                let launch = await LaunchDeadline.$current.withValue(progress.end) {
+                let launch = await LaunchDeadline.during(walkEndingAt: progress.end) {
                     await opener.open(chosen, with: target, activationToken: progress.token)
                 }
                 let application: String
@@ -191,14 +190,14 @@ public struct Router<Endpoint: Sendable>: Sendable {
             ask: { step, current in
                 switch step.payload {
                 case .handler(let endpoint):
-                    return await ask(step.withPayload { _ in endpoint }, current, progress.end - clock.now)
+                    return await ask(step.withPayload { _ in endpoint }, current, progress.end - WalkClock.now)
                 case .rule(let rule):
                     if case .ask(let askedURL, let targets) = rule.evaluate(current) {
                         let answer = await choose(askedURL, offering: targets, rule: rule)
                         if case .failed(let reason) = answer { onRuleFailure(rule, reason) }
                         return answer
                     }
-                    let performance = await LaunchDeadline.$current.withValue(progress.end) {
+                    let performance = await LaunchDeadline.during(walkEndingAt: progress.end) {
                         await rule.perform(on: current, opener: opener, activationToken: progress.token)
                     }
                     if let application = performance.application { progress.launched = application }
@@ -206,7 +205,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
                     return performance.answer
                 }
             },
-            mayContinue: { clock.now < progress.end })
+            mayContinue: { WalkClock.now < progress.end })
         let decidedByRule = result.trace.last?.isConfigured == true
         var route = Route(outcome: .undecided, finalURL: result.finalURL, trace: result.trace, remembered: progress.remembered)
         switch result.outcome {
@@ -223,7 +222,7 @@ public struct Router<Endpoint: Sendable>: Sendable {
             route.message = reason
             if decidedByRule { route.rule = result.trace.last?.handlerName } else { route.handler = id }
         case .passedOn:
-            let fallbackResult = await LaunchDeadline.$current.withValue(progress.end) {
+            let fallbackResult = await LaunchDeadline.during(walkEndingAt: progress.end) {
                 await opener.open(result.finalURL, activationToken: progress.token)
             }
             route.fallBack(fallbackResult)

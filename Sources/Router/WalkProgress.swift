@@ -10,13 +10,14 @@ import Routing
 /// allocated on every walk. Only the walk's own task touches it, one step
 /// after another, so its properties skip the run-time exclusivity check.
 final class WalkProgress {
-    @exclusivity(unchecked) var end: ContinuousClock.Instant
+    /// The deadline, on `WalkClock`.
+    @exclusivity(unchecked) var end: Duration
     @exclusivity(unchecked) var launched: String?
     @exclusivity(unchecked) var remembered: RememberedChoice?
     @exclusivity(unchecked) var chosenURL: ValidatedURL?
     @exclusivity(unchecked) var token: String?
 
-    init(end: ContinuousClock.Instant, token: String?) {
+    init(end: Duration, token: String?) {
         self.end = end
         self.token = token
     }
