@@ -12,14 +12,28 @@ public struct RuleSet: Sendable {
     public static let maximumCount = 10_000
 
     /// Every loaded rule, enabled or not, in load order.
-    public let all: [Rule]
-    private let registry: HandlerRegistry<Rule>
+    public var all: [Rule] { storage.all }
     /// Whether any enabled rule has `Callers=`, so the walk needs the caller's app ID up front.
-    public let needsCallerAppID: Bool
+    public var needsCallerAppID: Bool { storage.needsCallerAppID }
+
+    /// Everything, shared and never changed: every walk copies the set it
+    /// starts with, and a copy is then one retain, not one for each table
+    /// of the index.
+    private final class Storage: Sendable {
+        let all: [Rule]
+        let registry: HandlerRegistry<Rule>
+        let needsCallerAppID: Bool
+
+        init(all: [Rule], registry: HandlerRegistry<Rule>, needsCallerAppID: Bool) {
+            self.all = all
+            self.registry = registry
+            self.needsCallerAppID = needsCallerAppID
+        }
+    }
+    private let storage: Storage
 
     /// A set of `rules`, indexed for matching as run-time handlers are.
     public init(_ rules: [Rule] = []) {
-        all = rules
         let enabled = rules.filter(\.isEnabled).prefix(Self.maximumCount)
         var registry = HandlerRegistry<Rule>(
             // Rule files are bounded by their own limits (count, file size);
@@ -31,19 +45,18 @@ public struct RuleSet: Sendable {
         for rule in enabled.reversed() {
             _ = try? registry.register(rule.spec, owner: "", payload: rule)
         }
-        self.registry = registry
-        needsCallerAppID = enabled.contains { !$0.callers.isEmpty }
+        storage = Storage(all: rules, registry: registry, needsCallerAppID: enabled.contains { !$0.callers.isEmpty })
     }
 
     /// The number of enabled rules.
-    public var count: Int { registry.count }
+    public var count: Int { storage.registry.count }
 
     /// The rules whose conditions hold for `url` opened by an app with
     /// `callerAppID`, innermost first, strictly outside `position` if given.
     public func candidates(for url: ValidatedURL, callerAppID: String?, outside position: WalkPosition? = nil) -> [Handler<Rule>] {
         // Most sessions have no rules: every walk asks, so skip the lookup's allocations.
-        guard registry.count > 0 else { return [] }
-        return registry.candidates(for: url, caller: "", outside: position).filter {
+        guard storage.registry.count > 0 else { return [] }
+        return storage.registry.candidates(for: url, caller: "", outside: position).filter {
             $0.payload.applies(to: url, callerAppID: callerAppID)
         }
     }
