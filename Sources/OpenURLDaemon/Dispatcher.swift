@@ -65,8 +65,8 @@ public final class Dispatcher: Sendable {
         var ruleProblems: [RuleDiagnostic] = []
         var walksInFlight = 0
         var draining = false
-        /// When the last walk ended or the handlers last changed.
-        var lastActivity = ContinuousClock.now
+        /// When the last walk ended or the handlers last changed, on `WalkClock`.
+        var lastActivity = WalkClock.now
     }
 
     /// A dispatcher serving on `connection`, opening with `opener` when every step passes.
@@ -371,7 +371,7 @@ extension Dispatcher {
     }
 
     func handlersChanged() {
-        state.withLock { $0.lastActivity = .now }
+        state.withLock { $0.lastActivity = WalkClock.now }
         try? connection.emit(DispatcherAPI.Member.handlersChanged, on: DispatcherAPI.dispatcherInterface, from: DispatcherAPI.objectPath)
     }
 
@@ -394,7 +394,7 @@ extension Dispatcher {
     func endWork() {
         state.withLock { state in
             state.walksInFlight -= 1
-            state.lastActivity = .now
+            state.lastActivity = WalkClock.now
         }
     }
 
@@ -418,7 +418,7 @@ extension Dispatcher {
     public var idleFor: Duration? {
         state.withLock { state in
             guard state.walksInFlight == 0, state.registry.count == 0 else { return nil }
-            return .now - state.lastActivity
+            return WalkClock.now - state.lastActivity
         }
     }
 
