@@ -66,7 +66,9 @@ public struct HandlerSpec: Hashable, Sendable {
 
     /// Whether this spec matches `url` (scheme, host and path).
     public func matches(_ url: ValidatedURL) -> Bool {
-        (schemes == ["*"] || schemes.contains(url.scheme))
+        // `*` is never listed with another scheme (see `init`): the first
+        // tells, where comparing with `["*"]` made an array for every handler.
+        (schemes.first == "*" || schemes.contains(url.scheme))
             && (hosts.isEmpty || hosts.contains { $0.matches(url.host, port: url.port) })
             && (paths.isEmpty || paths.contains { $0.matches(url.path) })
     }
