@@ -12,17 +12,52 @@ public struct HandlerSpec: Hashable, Sendable {
     }
 
     /// Lowercase schemes, or `["*"]` for any scheme.
-    public let schemes: [String]
+    public var schemes: [String] { lists.schemes }
     /// Host patterns; empty means any host, including none.
-    public let hosts: [HostPattern]
+    public var hosts: [HostPattern] { lists.hosts }
     /// Path globs; empty means any path.
-    public let paths: [PathGlob]
+    public var paths: [PathGlob] { lists.paths }
     /// Higher is asked first.
     public let priority: Int32
     /// Whose URLs it is asked about.
     public let scope: Scope
     /// A name for people: shown by `ListHandlers`, `Explain` and the logs.
-    public let name: String
+    public var name: String { lists.name }
+
+    /// The lists and the name, shared and never changed: a handler is
+    /// copied through each step of a walk (its candidates, its ask, its
+    /// trace), and a copy is then one retain, not one for each of them.
+    private final class Lists: Sendable {
+        let schemes: [String]
+        let hosts: [HostPattern]
+        let paths: [PathGlob]
+        let name: String
+
+        init(schemes: [String], hosts: [HostPattern], paths: [PathGlob], name: String) {
+            self.schemes = schemes
+            self.hosts = hosts
+            self.paths = paths
+            self.name = name
+        }
+    }
+    private let lists: Lists
+
+    /// Two specs are the same when every part is.
+    public static func == (left: HandlerSpec, right: HandlerSpec) -> Bool {
+        left.priority == right.priority && left.scope == right.scope
+            && (left.lists === right.lists
+                || (left.schemes == right.schemes && left.hosts == right.hosts && left.paths == right.paths && left.name == right.name))
+    }
+
+    /// Hashes every part.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(schemes)
+        hasher.combine(hosts)
+        hasher.combine(paths)
+        hasher.combine(priority)
+        hasher.combine(scope)
+        hasher.combine(name)
+    }
 
     /// Validates a spec.
     /// - Throws: `RoutingError.invalidSpec` naming the offending entry.
@@ -48,12 +83,9 @@ public struct HandlerSpec: Hashable, Sendable {
         for host in hosts { hostPatterns.append(try HostPattern(host)) }
         var pathGlobs: [PathGlob] = []
         for path in paths { pathGlobs.append(try PathGlob(path)) }
-        self.schemes = Array(Set(schemes.map { $0.lowercased() })).sorted()
-        self.hosts = hostPatterns
-        self.paths = pathGlobs
+        lists = Lists(schemes: Array(Set(schemes.map { $0.lowercased() })).sorted(), hosts: hostPatterns, paths: pathGlobs, name: name)
         self.priority = priority
         self.scope = scope
-        self.name = name
     }
 
     /// The bytes of text the spec holds, each item counted with the eight
