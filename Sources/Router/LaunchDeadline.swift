@@ -15,7 +15,7 @@ public enum LaunchDeadline {
     /// only at run time, and so allocates from the task on entry, whether
     /// or not it gets as far as setting one. A walk asking handlers never does.
     @inline(never)
-    static func during<Result: Sendable>(walkEndingAt end: Duration, _ body: () async -> Result) async -> Result {
+    static func during<Value: Sendable>(walkEndingAt end: Duration, _ body: () async -> Value) async -> Value {
         await $current.withValue(WalkClock.instant(end)) { await body() }
     }
 

@@ -23,5 +23,5 @@ public enum WalkClock {
     /// that take one (`LaunchDeadline`). Never inlined: inlined into an
     /// async function, the instant would be that function's allocation again.
     @inline(never)
-    static func instant(_ time: Duration) -> ContinuousClock.Instant { .now.advanced(by: time - now) }
+    static func instant(_ time: Duration) -> ContinuousClock.Instant { ContinuousClock.now.advanced(by: time - now) }
 }

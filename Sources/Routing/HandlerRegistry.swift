@@ -201,10 +201,10 @@ final class RegistryEntry: Sendable {
 
 /// The handlers of one scheme, by the hosts they name.
 ///
-/// Each key's ids are a list without repeats, in the order they were
-/// registered: ascending, since the registry gives each handler a higher id
-/// than the last and inserts all of its keys at once. A list is copied into
-/// a walk's candidates at once, where a `Set` was iterated id by id.
+/// Each key's ids are a list in the order they were registered, copied into
+/// a walk's candidates at once, where a `Set` was iterated id by id. The
+/// registry inserts all of a handler's keys at once, so a repeat is the
+/// last id; `HandlerRegistry.candidates` sorts and drops repeats anyway.
 struct SchemeIndex: Sendable {
     enum Key: Hashable {
         case anyHost
@@ -219,12 +219,8 @@ struct SchemeIndex: Sendable {
     var isEmpty: Bool { anyHost.isEmpty && exact.isEmpty && below.isEmpty }
 
     mutating func insert(_ id: UInt32, at key: Key) {
-        func add(_ ids: inout [UInt32]) {
-            // Ascending, as the registry inserts: a repeat can only be the
-            // last id. Anything else (never, today) is searched in full.
-            guard let last = ids.last, last >= id else { return ids.append(id) }
-            if !ids.contains(id) { ids.append(id) }
-        }
+        // A spec naming a host twice inserts its id twice in a row.
+        func add(_ ids: inout [UInt32]) { if ids.last != id { ids.append(id) } }
         switch key {
         case .anyHost: add(&anyHost)
         case .exactly(let host): add(&exact[host, default: []])
