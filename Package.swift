@@ -98,7 +98,7 @@ let package = Package(
         // What the contents rules match, read plainly over their tree, for XDGTests and fuzz-magic.
         .target(name: "MagicReference", dependencies: ["XDG"], path: "Tests/MagicReference"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport", "CDBus", "Posix", "WireAgreement"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames", "SafeText"], exclude: ["URLStandard"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "HostNames", "SafeText", "TestSupport"], exclude: ["URLStandard"]),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"]),
         // agreement/: the corpus and verdicts scripts/detect-agreement reads.
         .testTarget(name: "LinkDetectionTests", dependencies: ["LinkDetection"], exclude: ["agreement", "twitter-text"]),

@@ -31,8 +31,14 @@ public final class DesktopDatabase: Sendable {
         /// The `mimeapps.list` and `aliases` files as last looked at.
         var defaults: DefaultsProbe
         let catalog: ApplicationCatalog
-        /// Counts full reads: a new number means the catalog may differ.
-        let generation: Int
+        /// Counts full reads: a new number means the catalog may differ (0: not yet numbered).
+        var generation: Int
+        /// When the directories and defaults were last looked at (`stat`).
+        var lookedAt: ContinuousClock.Instant
+        /// Watches what that look saw; `nil` when inotify cannot be had.
+        var watch: PathWatch?
+        /// When a watch was last tried for and could not be had.
+        var watchFailedAt: ContinuousClock.Instant?
     }
 
     /// How long an edit made in place to a desktop file (not by writing a
@@ -70,15 +76,19 @@ public final class DesktopDatabase: Sendable {
         self.init(environment: environment, quirks: [])
     }
 
-    init(environment: [String: String], quirks: GLibQuirks, inPlaceEditLatency: Duration = DesktopDatabase.inPlaceEditLatency) {
+    /// `watching: false` stands for a system without inotify: every lookup looks.
+    init(environment: [String: String], quirks: GLibQuirks, inPlaceEditLatency: Duration = DesktopDatabase.inPlaceEditLatency,
+         watching: Bool = true) {
         base = BaseDirectories(environment: environment)
         previousDefaultsFile = PreviousDefaultsFile(base: base)
         currentDesktop = environment["XDG_CURRENT_DESKTOP"]
         self.quirks = quirks
         path = environment["PATH"]
         self.inPlaceEditLatency = inPlaceEditLatency
+        self.watching = watching
         mimeAppsPaths = Self.mimeAppsPaths(base: base, currentDesktop: currentDesktop)
         aliasesPaths = ([base.dataHome] + base.dataDirs).map { $0 + "/mime/aliases" }
+        defaultsPaths = mimeAppsPaths.map(\.path) + aliasesPaths
     }
 
     // The places of the defaults, made once: they depend on the environment
@@ -87,8 +97,12 @@ public final class DesktopDatabase: Sendable {
     let mimeAppsPaths: [(path: String, isDesktopSpecific: Bool, scope: Int)]
     /// Each data directory's `mime/aliases`, most important first.
     let aliasesPaths: [String]
+    /// Every file that holds defaults: the `mimeapps.list` files, then the `aliases` files.
+    let defaultsPaths: [String]
 
     private let inPlaceEditLatency: Duration
+    /// Whether what a lookup looked at is watched (`PathWatch`).
+    private let watching: Bool
 
     private let path: String?
 
@@ -102,61 +116,98 @@ public final class DesktopDatabase: Sendable {
     ///
     /// Directories are listed again only when one of them changed (adding,
     /// removing or renaming a file changes its directory); otherwise the
-    /// `mimeapps.list` files are looked at every time and the known desktop
-    /// files at most once per `inPlaceEditLatency`, to notice edits.
+    /// `mimeapps.list` files are looked at and the known desktop files at
+    /// most once per `inPlaceEditLatency`, to notice edits. What is looked at
+    /// is watched (`PathWatch`): while the watch has seen nothing, a lookup
+    /// within `inPlaceEditLatency` of the last look reads one empty queue
+    /// instead of making a `stat` for each directory and list. Without
+    /// inotify, every lookup looks.
     public func catalog() throws(ResourceExhausted) -> ApplicationCatalog {
         try generationalCatalog().catalog
     }
 
     /// The catalog, and which full read it came from.
     func generationalCatalog() throws(ResourceExhausted) -> (catalog: ApplicationCatalog, generation: Int) {
+        let now = ContinuousClock.now
+        let cached = cache.withLock { $0 }
+        if let cached, let watch = cached.watch, now - cached.lookedAt < inPlaceEditLatency, !watch.sawChanges() {
+            return (cached.catalog, cached.generation)
+        }
         do {
-            let cached = cache.withLock { $0 }
-            let files: [DesktopFile]
-            let directories: [String]
-            let directorySignature: [Int]
-            let listedAgain: Bool
-            if let cached, FileSystem.signature(of: cached.directories) == cached.directorySignature {
-                (files, directories, directorySignature) = (cached.files, cached.directories, cached.directorySignature)
-                listedAgain = false
+            var (looked, changed) = try look(from: cached, at: now)
+            // The watch is kept while it has seen nothing and the look found
+            // nothing it missed; otherwise a new one (it keeps saying it saw
+            // a change). One that could not be had is tried for again after
+            // `inPlaceEditLatency`, not at every lookup; and none is made at
+            // the first lookup, which is the only one of a process that
+            // opens one URL (`openurl` with no daemon).
+            if let watch = cached?.watch, !changed, !watch.sawChanges() {
+                (looked.watch, looked.watchFailedAt) = (watch, nil)
+            } else if let cached, cached.watch != nil || cached.watchFailedAt.map({ now - $0 >= inPlaceEditLatency }) ?? true {
+                looked.watch = watch(after: looked)
+                looked.watchFailedAt = looked.watch == nil ? now : nil
             } else {
-                (files, directories) = try scan()
-                directorySignature = FileSystem.signature(of: directories)
-                listedAgain = true
+                (looked.watch, looked.watchFailedAt) = (nil, cached?.watchFailedAt)
             }
-            // The MIME database's aliases name types too: a change to them is a change of defaults.
-            // Looked at in full only when something the last look saw changed, or an
-            // applications directory did (a mimeapps.list may have appeared in it).
-            let defaults = cached.flatMap { !listedAgain && $0.defaults.isCurrent ? $0.defaults : nil }
-                ?? DefaultsProbe(looking: mimeAppsPaths.map(\.path) + aliasesPaths, watched: Set(directories))
-            let now = ContinuousClock.now
-            if var cached, cached.directorySignature == directorySignature, defaults.hasTheSameFiles(as: cached.defaults) {
-                // A directory of the defaults may have changed without a file of them: keep the new look.
-                let lookChanged = defaults != cached.defaults
-                cached.defaults = defaults
-                if now - cached.filesCheckedAt < inPlaceEditLatency {
-                    if lookChanged { cache.withLock { [cached] in $0 = cached } }
-                    return (cached.catalog, cached.generation)
-                }
-                if FileSystem.signature(of: files.map(\.path)) == cached.fileSignature {
-                    cached.filesCheckedAt = now
-                    cache.withLock { [cached] in $0 = cached }
-                    return (cached.catalog, cached.generation)
-                }
+            let generation = cache.withLock { [looked] cache in
+                var looked = looked
+                if looked.generation == 0 { looked.generation = (cache?.generation ?? 0) + 1 }
+                cache = looked
+                return looked.generation
             }
-            let fileSignature = FileSystem.signature(of: files.map(\.path))
-            let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files), aliases: loadAliases())
-            let generation = cache.withLock { cache in
-                let generation = (cache?.generation ?? 0) + 1
-                cache = Cached(directories: directories, directorySignature: directorySignature, files: files, fileSignature: fileSignature,
-                               filesCheckedAt: now, defaults: defaults, catalog: catalog, generation: generation)
-                return generation
-            }
-            return (catalog, generation)
+            return (looked.catalog, generation)
         } catch {
             if let cached = cache.withLock({ $0 }) { return (cached.catalog, cached.generation) }
             throw error
         }
+    }
+
+    /// Looks at the tree by `stat`, from the last look `cached`: what to
+    /// keep now, and whether anything differs from `cached`.
+    private func look(from cached: Cached?, at now: ContinuousClock.Instant) throws(ResourceExhausted) -> (Cached, changed: Bool) {
+        let files: [DesktopFile]
+        let directories: [String]
+        let directorySignature: [Int]
+        let listedAgain: Bool
+        if let cached, FileSystem.signature(of: cached.directories) == cached.directorySignature {
+            (files, directories, directorySignature) = (cached.files, cached.directories, cached.directorySignature)
+            listedAgain = false
+        } else {
+            (files, directories) = try scan()
+            directorySignature = FileSystem.signature(of: directories)
+            listedAgain = true
+        }
+        // The MIME database's aliases name types too: a change to them is a change of defaults.
+        // Looked at in full only when something the last look saw changed, or an
+        // applications directory did (a mimeapps.list may have appeared in it).
+        let defaults = cached.flatMap { !listedAgain && $0.defaults.isCurrent ? $0.defaults : nil }
+            ?? DefaultsProbe(looking: defaultsPaths, watched: Set(directories))
+        if var cached, cached.directorySignature == directorySignature, defaults.hasTheSameFiles(as: cached.defaults) {
+            // A directory of the defaults may have changed without a file of them: keep the new look.
+            let lookChanged = defaults != cached.defaults
+            cached.defaults = defaults
+            cached.lookedAt = now
+            if now - cached.filesCheckedAt < inPlaceEditLatency { return (cached, lookChanged) }
+            if FileSystem.signature(of: files.map(\.path)) == cached.fileSignature {
+                cached.filesCheckedAt = now
+                return (cached, lookChanged)
+            }
+        }
+        let fileSignature = FileSystem.signature(of: files.map(\.path))
+        let catalog = ApplicationCatalog(levels: try loadLevels(), entries: try loadEntries(files), aliases: loadAliases())
+        let read = Cached(directories: directories, directorySignature: directorySignature, files: files, fileSignature: fileSignature,
+                          filesCheckedAt: now, defaults: defaults, catalog: catalog, generation: 0, lookedAt: now)
+        return (read, true)
+    }
+
+    /// A watch on what `looked` saw, made after the look and then checked
+    /// against it: a change before the watch was made shows in the second
+    /// look, one after it in the watch. `nil` when inotify cannot be had.
+    private func watch(after looked: Cached) -> PathWatch? {
+        guard watching, let watch = PathWatch(paths: looked.directories + defaultsPaths),
+              FileSystem.signature(of: looked.directories) == looked.directorySignature, looked.defaults.isCurrent
+        else { return nil }
+        return watch
     }
 
     /// The aliases of the MIME database (the first directory naming an alias wins).

@@ -7,10 +7,12 @@ import TestSupport
 /// A lookup looks at the `mimeapps.list` and `aliases` files that exist and
 /// at the directories of those that do not (`DefaultsProbe`): every way a
 /// default can change must still be seen at the next lookup, and a change
-/// that touches no such file must not read the catalog again.
+/// that touches no such file must not read the catalog again. Each test
+/// runs with what was looked at watched (`PathWatch`: a lookup reads the
+/// watch, not the files) and without (every lookup looks).
 @Suite struct DefaultsProbeTests {
-    static func database(_ tree: XDGTree) -> DesktopDatabase {
-        DesktopDatabase(environment: tree.environment, quirks: [], inPlaceEditLatency: .seconds(3600))
+    static func database(_ tree: XDGTree, watching: Bool) -> DesktopDatabase {
+        DesktopDatabase(environment: tree.environment, quirks: [], inPlaceEditLatency: .seconds(3600), watching: watching)
     }
 
     static func https(_ database: DesktopDatabase, _ tree: XDGTree) throws -> String? {
@@ -32,12 +34,12 @@ import TestSupport
     /// directory the probe watches for it (`etc-xdg`), and in an
     /// applications directory, which the catalog lists again and the probe
     /// must then look at again, or an edit of the new list would go unseen.
-    @Test(arguments: ["etc-xdg", "data/applications"])
-    func aNewListIsSeenAndSoAreItsEdits(in directory: String) throws {
+    @Test(arguments: ["etc-xdg", "data/applications"], [true, false])
+    func aNewListIsSeenAndSoAreItsEdits(in directory: String, watching: Bool) throws {
         let tree = try XDGTree()
         try tree.app("a.desktop", schemes: ["https"])
         try tree.app("b.desktop", schemes: ["https"])
-        let database = Self.database(tree)
+        let database = Self.database(tree, watching: watching)
         #expect(try Self.https(database, tree) == "a.desktop")
         try tree.write(directory + "/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=b.desktop\n")
         #expect(try Self.https(database, tree) == "b.desktop")
@@ -45,10 +47,10 @@ import TestSupport
         #expect(try Self.https(database, tree) == "a.desktop")
     }
 
-    @Test func aliasesInADirectoryThatDidNotExistAreSeen() throws {
+    @Test(arguments: [true, false]) func aliasesInADirectoryThatDidNotExistAreSeen(watching: Bool) throws {
         let tree = try XDGTree()
         try tree.write("data/applications/pdf.desktop", "[Desktop Entry]\nType=Application\nName=pdf\nExec=recorder pdf %u\nMimeType=application/pdf;\n")
-        let database = Self.database(tree)
+        let database = Self.database(tree, watching: watching)
         let system = DesktopDatabase.system(path: tree.environment["PATH"])
         #expect(try database.catalog().defaultApplication(for: "application/x-pdf", system: system) == nil)
         try tree.write("usr/share/mime/aliases", "application/x-pdf application/pdf\n")
@@ -57,10 +59,10 @@ import TestSupport
 
     /// Another file coming and going where a list could be is not a change
     /// of defaults: the catalog is not read again.
-    @Test func otherFilesBesideTheListsDoNotReadTheCatalogAgain() throws {
+    @Test(arguments: [true, false]) func otherFilesBesideTheListsDoNotReadTheCatalogAgain(watching: Bool) throws {
         let tree = try XDGTree()
         try tree.app("a.desktop", schemes: ["https"])
-        let database = Self.database(tree)
+        let database = Self.database(tree, watching: watching)
         let first = try database.generationalCatalog().generation
         try tree.write("etc-xdg/other.conf", "x")
         try tree.write("config/other.conf", "x")

@@ -1,6 +1,7 @@
 import Routing
 import SafeText
 import Testing
+import TestSupport
 
 /// A path is bytes (issue 25): `EscapedBytes` carries the ones that are not
 /// UTF-8 through a `String` and back, and `file:` URLs encode and decode
