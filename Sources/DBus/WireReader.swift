@@ -41,71 +41,76 @@ struct WireReader {
         position = 8
         let serial = try read(UInt32.self)
         guard serial != 0 else { throw failure("the serial is 0", at: 8) }
-        // The fields are read into locals and the header made once, at the
-        // end: a header mutated field by field was copied whole twice.
-        var path: ObjectPath?, interface: InterfaceName?, member: MemberName?, errorName: ErrorName?
-        var replySerial: UInt32?, destination: BusName?, sender: BusName?
+        // The fields are read into the header in place, one field per call
+        // of `readField`: a throw there has nothing of its own to release.
+        // With the fields in locals here, each of the thirteen throws
+        // released all seven names first: 101 releases, and a 7.5 KB
+        // function of which a forwarded call fetched 102 cache lines.
+        var header = MessageHeader(kind: kind, flags: MessageHeader.Flags(rawValue: buffer[2]), serial: serial)
+        var seen: UInt16 = 0
         position = WireFormat.fixedHeaderSize
         let end = position + fieldsLength
-        var seen: UInt16 = 0
-        var signature: Signature?
-        while position < end {
-            try align(8)
-            let at = position
-            let code = try readByte()
-            guard code != 0 else { throw failure("a header field has code 0", at: at) }
-            let type = try readVariantSignature()
-            guard let field = WireFormat.Field(rawValue: code) else {
-                // Unknown fields are skipped, as the specification asks;
-                // libdbus reserves 10 (a container instance) for an object
-                // path and refuses anything else there, and so does this.
-                if code == WireFormat.containerInstanceField, type != .objectPath {
-                    throw failure("header field 10 has type '\(type)'", at: at)
-                }
-                _ = try readValue(type, depth: 1)
-                continue
-            }
-            let bit: UInt16 = 1 << code
-            guard seen & bit == 0 else { throw failure("header field \(code) appears twice", at: at) }
-            seen |= bit
-            switch (field, type) {
-            case (.path, .objectPath):
-                let text = try readName(.objectPath, &recent, "the PATH field is not a valid object path")
-                guard text != WireFormat.localPath else { throw failure("the message uses the local path", at: at) }
-                path = ObjectPath(trusted: text)
-            case (.interface, .string):
-                let text = try readName(.interfaceName, &recent, "the INTERFACE field is not a valid interface name")
-                guard text != WireFormat.localInterface else { throw failure("the message uses the local interface", at: at) }
-                interface = InterfaceName(trusted: text)
-            case (.member, .string):
-                member = MemberName(trusted: try readName(.memberName, &recent, "the MEMBER field is not a valid member name"))
-            case (.errorName, .string):
-                errorName = ErrorName(trusted: try readName(.interfaceName, &recent, "the ERROR_NAME field is not a valid error name"))
-            case (.replySerial, .uint32):
-                let answered = try read(UInt32.self)
-                guard answered != 0 else { throw failure("the REPLY_SERIAL field is 0", at: at) }
-                replySerial = answered
-            case (.destination, .string):
-                destination = BusName(trusted: try readName(.busName, &recent, "the DESTINATION field is not a valid bus name"))
-            case (.sender, .string):
-                sender = BusName(trusted: try readName(.busName, &recent, "the SENDER field is not a valid bus name"))
-            case (.signature, .signature):
-                signature = try readSignature(recent: &recent)
-            case (.unixFDs, .uint32):
-                let count = try read(UInt32.self)
-                guard count == 0 else { throw failure("the message carries unix file descriptors, which are not supported", at: at) }
-            default:
-                throw failure("header field \(code) has type '\(type)'", at: at)
-            }
-        }
+        while position < end { try readField(into: &header, seen: &seen, recent: &recent) }
         guard position == end else { throw failure("the header fields overrun their length", at: end) }
-        let header = MessageHeader(
-            kind: kind, flags: MessageHeader.Flags(rawValue: buffer[2]), serial: serial, path: path, interface: interface, member: member,
-            errorName: errorName, replySerial: replySerial, destination: destination, sender: sender, signature: signature ?? .empty)
         if let missing = header.missingField { throw failure(missing, at: WireFormat.fixedHeaderSize) }
         try align(8)
-        if signature == nil, bodyLength > 0 { throw failure("the message has a body but no SIGNATURE field", at: position) }
-        return header
+        if seen & 1 << WireFormat.Field.signature.rawValue == 0, bodyLength > 0 {
+            throw failure("the message has a body but no SIGNATURE field", at: position)
+        }
+        return consume header
+    }
+
+    /// One header field, read into `header`; `seen` has a bit for each
+    /// field code read so far, so that none is read twice.
+    @inline(never)
+    private mutating func readField(into header: inout MessageHeader, seen: inout UInt16, recent: inout RecentNames) throws(DBusError) {
+        try align(8)
+        let at = position
+        let code = try readByte()
+        guard code != 0 else { throw failure("a header field has code 0", at: at) }
+        let type = try readVariantSignature()
+        guard let field = WireFormat.Field(rawValue: code) else {
+            // Unknown fields are skipped, as the specification asks;
+            // libdbus reserves 10 (a container instance) for an object
+            // path and refuses anything else there, and so does this.
+            if code == WireFormat.containerInstanceField, type != .objectPath {
+                throw failure("header field 10 has type '\(type)'", at: at)
+            }
+            _ = try readValue(type, depth: 1)
+            return
+        }
+        let bit: UInt16 = 1 << code
+        guard seen & bit == 0 else { throw failure("header field \(code) appears twice", at: at) }
+        seen |= bit
+        switch (field, type) {
+        case (.path, .objectPath):
+            let text = try readName(.objectPath, &recent, "the PATH field is not a valid object path")
+            guard text != WireFormat.localPath else { throw failure("the message uses the local path", at: at) }
+            header.path = ObjectPath(trusted: text)
+        case (.interface, .string):
+            let text = try readName(.interfaceName, &recent, "the INTERFACE field is not a valid interface name")
+            guard text != WireFormat.localInterface else { throw failure("the message uses the local interface", at: at) }
+            header.interface = InterfaceName(trusted: text)
+        case (.member, .string):
+            header.member = MemberName(trusted: try readName(.memberName, &recent, "the MEMBER field is not a valid member name"))
+        case (.errorName, .string):
+            header.errorName = ErrorName(trusted: try readName(.interfaceName, &recent, "the ERROR_NAME field is not a valid error name"))
+        case (.replySerial, .uint32):
+            let answered = try read(UInt32.self)
+            guard answered != 0 else { throw failure("the REPLY_SERIAL field is 0", at: at) }
+            header.replySerial = answered
+        case (.destination, .string):
+            header.destination = BusName(trusted: try readName(.busName, &recent, "the DESTINATION field is not a valid bus name"))
+        case (.sender, .string):
+            header.sender = BusName(trusted: try readName(.busName, &recent, "the SENDER field is not a valid bus name"))
+        case (.signature, .signature):
+            header.signature = try readSignature(recent: &recent)
+        case (.unixFDs, .uint32):
+            let count = try read(UInt32.self)
+            guard count == 0 else { throw failure("the message carries unix file descriptors, which are not supported", at: at) }
+        default:
+            throw failure("header field \(code) has type '\(type)'", at: at)
+        }
     }
 
     /// Where the body starts, once `readHeader` has returned.
@@ -203,6 +208,7 @@ struct WireReader {
         }
     }
 
+    @inline(__always)
     private mutating func readByte() throws(DBusError) -> UInt8 {
         guard position < buffer.count else { throw failure("the message ends early", at: position) }
         defer { position += 1 }

@@ -173,6 +173,14 @@ import WireAgreement
         // Serial 0.
         let zero = try refused(call, []) { $0[8] = 0; $0[9] = 0; $0[10] = 0; $0[11] = 0 }
         #expect(zero.contains("serial is 0"), "\(zero)")
+        // The SIGNATURE field given a code no field has, so that it is
+        // skipped: a body with no signature to read it by.
+        let unsigned = try refused(call, [.int32(7)]) { bytes in
+            let field: [UInt8] = [8, 1, UInt8(ascii: "g"), 0]
+            let at = try! #require((16..<bytes.count).first { Array(bytes[$0..<min($0 + 4, bytes.count)]) == field && $0 % 8 == 0 })
+            bytes[at] = 11
+        }
+        #expect(unsigned.contains("a body but no SIGNATURE field"), "\(unsigned)")
     }
 
     /// Encoding refuses what cannot be sent, as building a message does.
