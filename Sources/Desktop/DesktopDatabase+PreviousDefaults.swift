@@ -3,12 +3,21 @@ import XDG
 
 extension DesktopDatabase {
     /// The record of the application behind the dispatcher, read again only when its file changed.
+    ///
+    /// Its file's signature is taken again only when the catalog's watch
+    /// saw a change, or was not yet in place when the signature was last
+    /// taken: a change after that shows in the watch.
     public func previousDefaults() -> PreviousDefaults {
+        let watch = quietWatch
+        if let watch, let kept = record.withLock({ kept in kept.flatMap { $0.watch === watch ? $0.record : nil } }) { return kept }
         let file = previousDefaultsFile
         let signature = FileSystem.signature(file.path)
-        if let cached = record.withLock({ $0 }), cached.signature == signature { return cached.record }
+        if let cached = record.withLock({ $0 }), cached.signature == signature {
+            record.withLock { $0?.watch = watch }
+            return cached.record
+        }
         let read = file.read()
-        record.withLock { $0 = (signature, read) }
+        record.withLock { $0 = (signature, read, watch) }
         return read
     }
 

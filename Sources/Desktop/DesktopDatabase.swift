@@ -12,8 +12,14 @@ public final class DesktopDatabase: Sendable {
     /// `$XDG_CURRENT_DESKTOP` as set (`GNOME`, `KDE:Plasma`), whose names pick the `$desktop-mimeapps.list` files.
     public let currentDesktop: String?
     private let cache = Mutex<Cached?>(nil)
-    /// The previous-defaults record as last read, by its file's signature.
-    let record = Mutex<(signature: [Int], record: PreviousDefaults)?>(nil)
+    /// The catalog's watch, while it has seen no change.
+    var quietWatch: PathWatch? {
+        cache.withLock { cached in cached?.watch.flatMap { $0.sawChanges() ? nil : $0 } }
+    }
+    /// The previous-defaults record as last read, by its file's signature,
+    /// and the catalog's watch (which watches its file too) that was in
+    /// place when that signature was taken.
+    let record = Mutex<(signature: [Int], record: PreviousDefaults, watch: PathWatch?)?>(nil)
     /// The catalog generation the record was last compared with.
     let recordedGeneration = Mutex<Int?>(nil)
     /// Where the record is (its path is made once: every fallback looks at it).
@@ -129,10 +135,13 @@ public final class DesktopDatabase: Sendable {
     /// The catalog, and which full read it came from.
     func generationalCatalog() throws(ResourceExhausted) -> (catalog: ApplicationCatalog, generation: Int) {
         let now = ContinuousClock.now
-        let cached = cache.withLock { $0 }
-        if let cached, let watch = cached.watch, now - cached.lookedAt < inPlaceEditLatency, !watch.sawChanges() {
+        // Decided under the lock, so that only the catalog is copied out.
+        let unchanged = cache.withLock { cached -> (catalog: ApplicationCatalog, generation: Int)? in
+            guard let cached, let watch = cached.watch, now - cached.lookedAt < inPlaceEditLatency, !watch.sawChanges() else { return nil }
             return (cached.catalog, cached.generation)
         }
+        if let unchanged { return unchanged }
+        let cached = cache.withLock { $0 }
         do {
             var (looked, changed) = try look(from: cached, at: now)
             // The watch is kept while it has seen nothing and the look found
@@ -203,8 +212,9 @@ public final class DesktopDatabase: Sendable {
     /// A watch on what `looked` saw, made after the look and then checked
     /// against it: a change before the watch was made shows in the second
     /// look, one after it in the watch. `nil` when inotify cannot be had.
+    /// It watches the previous-defaults record too, for `previousDefaults()`.
     private func watch(after looked: Cached) -> PathWatch? {
-        guard watching, let watch = PathWatch(paths: looked.directories + defaultsPaths),
+        guard watching, let watch = PathWatch(paths: looked.directories + defaultsPaths + [previousDefaultsFile.path]),
               FileSystem.signature(of: looked.directories) == looked.directorySignature, looked.defaults.isCurrent
         else { return nil }
         return watch

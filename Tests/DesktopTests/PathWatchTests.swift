@@ -128,6 +128,30 @@ import TestSupport
     }
 }
 
+/// The previous-defaults record is read through the catalog's watch too:
+/// its file's signature is taken again only when the watch saw a change.
+@Suite struct WatchedRecordTests {
+    @Test func theRecordWrittenOrEditedByHandIsSeen() throws {
+        let tree = try XDGTree()
+        try tree.app("a.desktop", schemes: ["https"])
+        let database = DesktopDatabase(environment: tree.environment, quirks: [], inPlaceEditLatency: .seconds(3600))
+        _ = try database.catalog()
+        _ = try database.catalog()  // the watch is made at the second lookup
+        #expect(database.previousDefaults()["x-scheme-handler/https"] == nil)
+        #expect(database.previousDefaults()["x-scheme-handler/https"] == nil)
+        let path = tree.root + "/state/openurld/previous-defaults.list"
+        try tree.write("state/openurld/previous-defaults.list", "[Previous Defaults]\nx-scheme-handler/https=a.desktop\n")
+        #expect(database.previousDefaults()["x-scheme-handler/https"] == "a.desktop")
+        _ = try database.catalog()  // a new watch, the record's file in it
+        #expect(database.previousDefaults()["x-scheme-handler/https"] == "a.desktop")
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("x-scheme-handler/mailto=a.desktop\n".utf8))
+        try handle.close()
+        #expect(database.previousDefaults()["x-scheme-handler/mailto"] == "a.desktop")
+    }
+}
+
 /// The catalog read through a watch answers as one read afresh, whatever
 /// happens to the lists, their directories and the applications
 /// directories between lookups (edits in place of desktop files aside: those
