@@ -4,20 +4,26 @@ import XDG
 extension DesktopDatabase {
     /// The record of the application behind the dispatcher, read again only when its file changed.
     ///
-    /// Its file's signature is taken again only when the catalog's watch
-    /// saw a change, or was not yet in place when the signature was last
-    /// taken: a change after that shows in the watch.
+    /// Its file's signature is taken again when the catalog's watch saw a
+    /// change, or was not yet in place when the signature was last taken (a
+    /// change after that shows in the watch), and at least once per
+    /// `inPlaceEditLatency`, as the catalog's are, for what inotify cannot see.
     public func previousDefaults() -> PreviousDefaults {
+        let now = ContinuousClock.now
         let watch = quietWatch
-        if let watch, let kept = record.withLock({ kept in kept.flatMap { $0.watch === watch ? $0.record : nil } }) { return kept }
+        if let watch, let kept = record.withLock({ kept in
+            kept.flatMap { $0.watch === watch && now - $0.checkedAt < inPlaceEditLatency ? $0.record : nil }
+        }) {
+            return kept
+        }
         let file = previousDefaultsFile
         let signature = FileSystem.signature(file.path)
         if let cached = record.withLock({ $0 }), cached.signature == signature {
-            record.withLock { $0?.watch = watch }
+            record.withLock { $0 = (signature, cached.record, watch, now) }
             return cached.record
         }
         let read = file.read()
-        record.withLock { $0 = (signature, read, watch) }
+        record.withLock { $0 = (signature, read, watch, now) }
         return read
     }
 

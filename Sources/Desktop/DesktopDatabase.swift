@@ -18,8 +18,8 @@ public final class DesktopDatabase: Sendable {
     }
     /// The previous-defaults record as last read, by its file's signature,
     /// and the catalog's watch (which watches its file too) that was in
-    /// place when that signature was taken.
-    let record = Mutex<(signature: [Int], record: PreviousDefaults, watch: PathWatch?)?>(nil)
+    /// place when that signature was taken, and when it was.
+    let record = Mutex<(signature: [Int], record: PreviousDefaults, watch: PathWatch?, checkedAt: ContinuousClock.Instant)?>(nil)
     /// The catalog generation the record was last compared with.
     let recordedGeneration = Mutex<Int?>(nil)
     /// Where the record is (its path is made once: every fallback looks at it).
@@ -106,7 +106,7 @@ public final class DesktopDatabase: Sendable {
     /// Every file that holds defaults: the `mimeapps.list` files, then the `aliases` files.
     let defaultsPaths: [String]
 
-    private let inPlaceEditLatency: Duration
+    let inPlaceEditLatency: Duration
     /// Whether what a lookup looked at is watched (`PathWatch`).
     private let watching: Bool
 

@@ -107,7 +107,7 @@ public final class PathWatch: Sendable {
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= count {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
+                let event = buffer.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
                 let nameStart = offset + header
                 let nameEnd = nameStart + Int(event.len)
                 guard nameEnd <= count else { return true }
