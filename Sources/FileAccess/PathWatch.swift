@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 import SafeText
 import Synchronization
 
@@ -98,11 +99,8 @@ public final class PathWatch: Sendable {
         defer { buffer.deallocate() }
         var counted = false
         while true {
-            let count = read(descriptor, buffer.baseAddress, capacity)
-            if count < 0 {
-                if errno == EINTR { continue }
-                return counted || errno != EAGAIN
-            }
+            let count = retryingOnInterrupt { read(descriptor, buffer.baseAddress, capacity) }
+            if count < 0 { return counted || Errno.current != .wouldBlock }
             if count == 0 { return true }
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
