@@ -125,7 +125,7 @@ public final class DesktopDatabase: Sendable {
     /// `mimeapps.list` files are looked at and the known desktop files at
     /// most once per `inPlaceEditLatency`, to notice edits. What is looked at
     /// is watched (`PathWatch`): while the watch has seen nothing, a lookup
-    /// within `inPlaceEditLatency` of the last look reads one empty queue
+    /// within `inPlaceEditLatency` of the last look reads an empty queue
     /// instead of making a `stat` for each directory and list. Without
     /// inotify, every lookup looks.
     public func catalog() throws(ResourceExhausted) -> ApplicationCatalog {
