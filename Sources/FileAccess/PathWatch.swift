@@ -93,10 +93,12 @@ public final class PathWatch: Sendable {
 
     /// Reads the queue to its end: whether an event that counts was in it.
     private func readEvents() -> Bool {
-        // Aligned for `inotify_event`; room for many events with names.
-        let capacity = 4096
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: MemoryLayout<inotify_event>.alignment)
-        defer { buffer.deallocate() }
+        // Room for many events with names, on the stack: this runs for every lookup.
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: MemoryLayout<inotify_event>.alignment) { readEvents(into: $0) }
+    }
+
+    private func readEvents(into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        let capacity = buffer.count
         var counted = false
         while true {
             let count = retryingOnInterrupt { read(descriptor, buffer.baseAddress, capacity) }

@@ -9,9 +9,10 @@ import TestSupport
 /// with one `read`: whatever would change what those `stat`s return must
 /// show in it, and what would not must not (or the catalog's lookups would
 /// look for nothing).
-@Suite struct PathWatchTests {
+@Suite final class PathWatchTests {
     let root: String
     init() throws { root = try makeTemporaryDirectory(prefix: "openurld-watch") }
+    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func write(_ relative: String, _ text: String = "x") throws {
         let path = root + "/" + relative
