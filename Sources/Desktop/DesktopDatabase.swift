@@ -220,6 +220,11 @@ public final class DesktopDatabase: Sendable {
         return watch
     }
 
+    /// `watch(after:)` on the last look, as a lookup would make it now; for tests.
+    func watchAfterTheLastLook() -> PathWatch? {
+        cache.withLock { $0 }.flatMap(watch(after:))
+    }
+
     /// The aliases of the MIME database (the first directory naming an alias wins).
     private func loadAliases() -> [String: String] {
         MimeGlobs(directories: aliasesPaths.map { (globs2: nil, aliases: (try? FileSystem.read($0)) ?? nil, subclasses: nil) }).aliases

@@ -129,6 +129,23 @@ import TestSupport
     }
 }
 
+/// A watch is made after the look it watches for: a change in between must
+/// show, or the watch would stay quiet about it for good.
+@Suite struct WatchAfterTheLookTests {
+    @Test func aChangeBetweenTheLookAndTheWatchMakesNoWatch() throws {
+        let tree = try XDGTree()
+        try tree.app("a.desktop", schemes: ["https"])
+        let database = DesktopDatabase(environment: tree.environment, quirks: [], inPlaceEditLatency: .seconds(3600))
+        _ = try database.catalog()
+        #expect(database.watchAfterTheLastLook() != nil, "nothing changed since the look")
+        try tree.write("config/mimeapps.list", "[Default Applications]\nx-scheme-handler/https=a.desktop\n")
+        #expect(database.watchAfterTheLastLook() == nil, "a list made after the look, before the watch")
+        _ = try database.catalog()
+        try FileManager.default.createDirectory(atPath: tree.root + "/data/applications/sub", withIntermediateDirectories: false)
+        #expect(database.watchAfterTheLastLook() == nil, "a directory made after the look, before the watch")
+    }
+}
+
 /// The previous-defaults record is read through the catalog's watch too:
 /// its file's signature is taken again only when the watch saw a change.
 @Suite struct WatchedRecordTests {
