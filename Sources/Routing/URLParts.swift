@@ -40,32 +40,31 @@ struct URLParts {
         }
     }
 
-    init(scheme: String, rest: Substring) {
-        let special = Self.isSpecial(scheme)
-        // Code points, as the WHATWG parser reads them, not Characters: a
-        // combining mark after '/' does not hide the slash (`a.example/\u{301}@b`
-        // is host a.example), and bytes are much cheaper than graphemes.
-        // Found as offsets in one pass over contiguous bytes, then cut once:
-        // every cut is at an ASCII byte, so on a code point's boundary.
-        let split = rest.utf8.withContiguousStorageIfAvailable { Split(of: $0, special: special) }
-            ?? Array(rest.utf8).withUnsafeBufferPointer { Split(of: $0, special: special) }
-        let bytes = rest.utf8
-        func at(_ offset: Int) -> Substring.Index { bytes.index(bytes.startIndex, offsetBy: offset) }
+    /// The parts of `text`, whose bytes after its scheme and `:` (which
+    /// start at `afterScheme`) `split` has found.
+    init(_ text: String, _ split: Split, afterScheme start: Int) {
+        // Cut once, at offsets found in one pass over the bytes (every cut is
+        // at an ASCII byte, so on a code point's boundary).
+        let bytes = text.utf8
+        func at(_ offset: Int) -> String.Index { bytes.index(bytes.startIndex, offsetBy: start + offset) }
         guard let authority = split.authority else {
             host = nil
             writtenHost = nil
             port = nil
-            path = rest[..<at(split.hierarchicalEnd)]
+            path = text[at(0)..<at(split.hierarchicalEnd)]
             return
         }
-        path = rest[at(authority.upperBound)..<at(split.hierarchicalEnd)]
-        let hostAndPort = HostAndPort(rest[at(split.afterUserinfo)..<at(authority.upperBound)])
+        path = text[at(authority.upperBound)..<at(split.hierarchicalEnd)]
+        let hostAndPort = HostAndPort(text[at(split.afterUserinfo)..<at(authority.upperBound)])
         writtenHost = hostAndPort.host
         (host, port, hostProblem) = Self.host(hostAndPort)
     }
 
     /// Where a URL's parts start and end, in bytes after its scheme's `:`.
-    private struct Split {
+    /// Code points, as the WHATWG parser reads them, not Characters: a
+    /// combining mark after '/' does not hide the slash (`a.example/\u{301}@b`
+    /// is host a.example), and bytes are much cheaper than graphemes.
+    struct Split {
         /// Everything up to `?` or `#` is authority and path.
         var hierarchicalEnd: Int
         /// The authority, when there is one.

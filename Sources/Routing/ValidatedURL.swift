@@ -53,15 +53,15 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
     /// Validates `input`.
     /// - Throws: `RoutingError.invalidURL` with the first problem and its byte offset.
     public init(_ input: String) throws(RoutingError) {
-        // Characters first: " http://x" is better reported as whitespace at
-        // offset 0 than as a scheme that does not start with a letter.
-        try Self.checkCharacters(input)
-        let (scheme, wasLowercase) = try Self.checkedScheme(input)
-        let rest = input.utf8.dropFirst(scheme.utf8.count + 1)
+        // Characters, scheme and where the parts are, found in one pass over
+        // the contiguous bytes (a native string's are): this runs for every
+        // URL, on the caller's wait.
+        var input = input
+        let scan = try input.withUTF8 { bytes in Result { () throws(RoutingError) in try Scan(bytes) } }.get()
         // Nearly every scheme arrives lowercase: the input is then the text, not a copy.
-        let text = wasLowercase ? input : scheme + ":" + String(Substring(rest))
-        let found = URLParts(scheme: scheme, rest: Substring(rest))
-        let defaultPort = URLParts.defaultPort(of: scheme)
+        let text = scan.wasLowercase ? input : scan.scheme + String(Substring(input.utf8.dropFirst(scan.scheme.utf8.count)))
+        let found = URLParts(text, scan.split, afterScheme: scan.scheme.utf8.count + 1)
+        let defaultPort = URLParts.defaultPort(of: scan.scheme)
         // Fail closed: a web URL whose host we cannot read as a browser reads
         // it could be read otherwise by the browser it would go to, past every
         // host pattern (a block included). Whatever the host parser gets
@@ -70,16 +70,53 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
             switch found.host {
             case .invalid?:
                 let reason = found.hostProblem.map { " (\($0))" } ?? ""
-                throw RoutingError(.invalidURL, "the host of this \(scheme): URL cannot be read as a browser reads it\(reason)")
+                throw RoutingError(.invalidURL, "the host of this \(scan.scheme): URL cannot be read as a browser reads it\(reason)")
             case nil:
-                throw RoutingError(.invalidURL, "\(scheme): URLs need a host, and this one has none")
+                throw RoutingError(.invalidURL, "\(scan.scheme): URLs need a host, and this one has none")
             default:
                 break
             }
         }
         parts = Parts(
-            text: text, scheme: scheme, host: found.host, writtenHost: found.writtenHost, port: found.port ?? defaultPort,
+            text: text, scheme: scan.scheme, host: found.host, writtenHost: found.writtenHost, port: found.port ?? defaultPort,
             path: found.path.isEmpty && found.host != nil ? "/" : found.path)
+    }
+
+    /// What one pass over a URL's bytes finds: its scheme, lowercase, and
+    /// where the parts after it are. Characters are checked first: " http://x"
+    /// is better reported as whitespace at offset 0 than as a scheme that
+    /// does not start with a letter.
+    private struct Scan {
+        let scheme: String
+        let wasLowercase: Bool
+        let split: URLParts.Split
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) throws(RoutingError) {
+            if bytes.count > maximumLength {
+                throw RoutingError(.invalidURL, "URL is \(bytes.count) bytes long; the limit is \(maximumLength)")
+            }
+            // Printable ASCII but the space, which nearly every URL is; anything
+            // else is looked at scalar by scalar.
+            if !bytes.allSatisfy({ $0 &- 0x21 < 0x5E }) { try ValidatedURL.checkScalars(String(decoding: bytes, as: UTF8.self)) }
+            if bytes.isEmpty { throw RoutingError(.invalidURL, "URL is empty") }
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+                throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')")
+            }
+            let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+            guard let first = scheme.first else { throw RoutingError(.invalidURL, "URL has an empty scheme") }
+            guard isASCIILetter(first) else { throw RoutingError(.invalidURL, "URL scheme must start with a letter") }
+            // A non-scheme character before the first ':' means there is no scheme
+            // at all (e.g. "example.com/a:b" or "-oProxyCommand=x").
+            var upper = false
+            for byte in scheme {
+                guard isSchemeByte(byte) else { throw RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')") }
+                upper = upper || isASCIIUpper(byte)
+            }
+            wasLowercase = !upper
+            self.scheme = upper
+                ? String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self) : String(decoding: scheme, as: UTF8.self)
+            split = URLParts.Split(of: UnsafeBufferPointer(rebasing: bytes[(colon + 1)...]), special: URLParts.isSpecial(self.scheme))
+        }
     }
 
     public var description: String { text }
@@ -107,43 +144,8 @@ public struct ValidatedURL: Hashable, Sendable, CustomStringConvertible {
         text.append(contentsOf: "\(host.prefix(200))…(\(host.utf8.count) bytes)/…".utf8)
     }
 
-    /// The lowercase scheme, and whether it was written so; or an error saying why there is none.
-    private static func checkedScheme(_ input: String) throws(RoutingError) -> (String, wasLowercase: Bool) {
-        var input = input
-        // One pass over contiguous bytes (a native string's are): this runs for every URL.
-        // withUTF8 rethrows untyped errors: the closure answers a Result.
-        return try input.withUTF8 { bytes -> Result<(String, wasLowercase: Bool), RoutingError> in
-            if bytes.isEmpty { return .failure(RoutingError(.invalidURL, "URL is empty")) }
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-                return .failure(RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')"))
-            }
-            let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
-            guard let first = scheme.first else { return .failure(RoutingError(.invalidURL, "URL has an empty scheme")) }
-            guard isASCIILetter(first) else {
-                return .failure(RoutingError(.invalidURL, "URL scheme must start with a letter"))
-            }
-            // A non-scheme character before the first ':' means there is no scheme
-            // at all (e.g. "example.com/a:b" or "-oProxyCommand=x").
-            var upper = false
-            for byte in scheme {
-                guard isSchemeByte(byte) else {
-                    return .failure(RoutingError(.invalidURL, "URL has no scheme (expected something like 'https:')"))
-                }
-                upper = upper || isASCIIUpper(byte)
-            }
-            if !upper { return .success((String(decoding: scheme, as: UTF8.self), true)) }
-            return .success((String(decoding: scheme.map { $0 | (isASCIIUpper($0) ? 0x20 : 0) }, as: UTF8.self), false))
-        }.get()
-    }
-
-    private static func checkCharacters(_ input: String) throws(RoutingError) {
-        let length = input.utf8.count
-        if length > maximumLength {
-            throw RoutingError(.invalidURL, "URL is \(length) bytes long; the limit is \(maximumLength)")
-        }
-        // Printable ASCII but the space, which nearly every URL is, in one pass over bytes.
-        var copy = input
-        if copy.withUTF8({ $0.allSatisfy { $0 &- 0x21 < 0x5E } }) { return }
+    /// Throws at the first scalar no URL may hold, naming it and its byte offset.
+    private static func checkScalars(_ input: String) throws(RoutingError) {
         var offset = 0
         for scalar in input.unicodeScalars {
             if let problem = problem(with: scalar) {
