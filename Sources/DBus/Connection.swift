@@ -131,6 +131,14 @@ public final class Connection: Sendable {
         loop.sync { _ = try? loop.send(message) }
     }
 
+    /// Runs `work` on the loop queue at `deadline`, or soon after: a timer on
+    /// the loop's one deadline, which the call timeouts share. Asked for
+    /// while the loop handles a message (a method's `afterReply`), it costs
+    /// no system call. `work` does not run once the connection has closed.
+    public func run(at deadline: DispatchTime, _ work: @escaping @Sendable () -> Void) {
+        loop.sync { loop.run(at: deadline, work) }
+    }
+
     /// Runs `handler` once, on the loop queue, when the connection closes for any
     /// reason. Runs it at once when the connection is already closed.
     public func onDisconnect(_ handler: @escaping @Sendable (DBusError) -> Void) {

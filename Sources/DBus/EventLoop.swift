@@ -131,6 +131,7 @@ final class EventLoop: @unchecked Sendable {
         if let writable { poller?.set(writable, enabled: false) }
         poller?.stop()
         poller = nil
+        timers = []
         readable = nil
         writable = nil
         socket.close()
@@ -370,26 +371,48 @@ final class EventLoop: @unchecked Sendable {
         callDeadlines.removeValue(forKey: serial)
     }
 
-    /// Sets the poll thread's deadline for the earliest call's, unless it is
-    /// already set no later. It is never moved later: one that comes early
-    /// finds nothing due and is set again. Moving it wakes the poll thread,
-    /// and a call that comes and goes within its timeout (nearly every call)
-    /// would move it twice.
+    /// Work to run on the queue at a moment (`run(at:_:)`), in the order asked for.
+    @exclusivity(unchecked) private var timers: [(deadline: DispatchTime, work: () -> Void)] = []
+
+    /// Runs `work` in a turn on `queue` at `deadline` (or soon after), on the
+    /// poll thread's one deadline as call timeouts are. Asked for in a turn
+    /// the poll thread runs (a message being handled), it costs no wake-up:
+    /// the thread reads its deadline again before it next waits. Runs on `queue`.
+    func run(at deadline: DispatchTime, _ work: @escaping () -> Void) {
+        assertOnQueue()
+        timers.append((deadline, work))
+        if let timerSetFor, timerSetFor <= deadline { return }
+        timerSetFor = deadline
+        poller?.setDeadline(deadline)
+    }
+
+    /// Sets the poll thread's deadline for the earliest call's or timer's,
+    /// unless it is already set no later. It is never moved later: one that
+    /// comes early finds nothing due and is set again. Moving it wakes the
+    /// poll thread, and a call that comes and goes within its timeout (nearly
+    /// every call) would move it twice.
     private func rescheduleTimer() {
         var found: DispatchTime?
         for deadline in callDeadlines.values where found.map({ deadline < $0 }) ?? true { found = deadline }
+        for timer in timers where found.map({ timer.deadline < $0 }) ?? true { found = timer.deadline }
         guard let earliest = found else { return }
         if let timerSetFor, timerSetFor <= earliest { return }
         timerSetFor = earliest
         poller?.setDeadline(earliest)
     }
 
-    /// Tells `onCallDeadline` of every call whose deadline passed, then re-sets the timer.
+    /// Tells `onCallDeadline` of every call whose deadline passed, runs the
+    /// timers whose moment came, then re-sets the timer.
     private func fireDueDeadlines() {
         timerSetFor = nil
         let now = DispatchTime.now()
         let due = callDeadlines.filter { $0.value <= now }.keys
         for serial in due where callDeadlines.removeValue(forKey: serial) != nil { onCallDeadline(serial) }
+        if timers.contains(where: { $0.deadline <= now }) {
+            let ready = timers.filter { $0.deadline <= now }
+            timers.removeAll { $0.deadline <= now }
+            for timer in ready { timer.work() }
+        }
         rescheduleTimer()
     }
 }

@@ -92,14 +92,19 @@ final class WatchPoller: Sendable {
     }
 
     /// Asks for `onDeadline` at `deadline`, unless one is already due no later.
+    /// Asked for on the poll thread (in a `handle` or `onDeadline` it runs),
+    /// nothing is woken: the thread reads the deadline before it next waits.
     func setDeadline(_ deadline: DispatchTime) {
         let changed = state.withLock { state in
             if let set = state.deadline, set <= deadline.uptimeNanoseconds { return false }
             state.deadline = deadline.uptimeNanoseconds
             return true
         }
-        if changed { wakeUp() }
+        if changed, pollThread.load(ordering: .relaxed) != UInt(pthread_self()) { wakeUp() }
     }
+
+    /// The poll thread, once it runs: set by it, so that it alone can equal it.
+    private let pollThread = Atomic<UInt>(0)
 
     func isEnabled(_ entry: Entry) -> Bool { state.withLock { $0.enabled[ObjectIdentifier(entry)] != nil } }
 
@@ -134,7 +139,9 @@ final class WatchPoller: Sendable {
     }
 
     private func run() {
+        pollThread.store(UInt(pthread_self()), ordering: .relaxed)
         defer {
+            pollThread.store(0, ordering: .relaxed)
             state.withLock { state in
                 state.closed = true
                 wake.close()
