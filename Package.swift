@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "Router", dependencies: ["Routing", "Rules", "XDG"]),
         .target(name: "Desktop", dependencies: ["Posix", "SafeText", "DBus", "HostNames", "Routing", "Spawn", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router"]),
         .target(name: "ChooserService", dependencies: ["CommandLineOptions", "Posix", "DBus", "HostNames", "Routing", "DispatcherAPI", "Router", "SafeText", "Spawn", "XDG"]),
-        .target(name: "OpenURLDaemon", dependencies: ["CommandLineOptions", "SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
+        .target(name: "OpenURLDaemon", dependencies: ["CommandLineOptions", "Posix", "SafeText", "DBus", "Routing", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "LinkDetection"]),
         .target(name: "OpenURL", dependencies: ["DBus", "Routing", "DispatcherAPI"]),
         .target(name: "OpenURLCommand", dependencies: ["CommandLineOptions", "Posix", "SafeText", "HostNames", "DBus", "DispatcherAPI", "XDG", "FileAccess", "Rules", "Router", "Desktop", "Routing", "LinkDetection", "Spawn"]),
         .executableTarget(name: "openurld", dependencies: ["OpenURLDaemon", "Spawn"]),

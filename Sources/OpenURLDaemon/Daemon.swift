@@ -52,6 +52,10 @@ public enum Daemon {
             logger.error("cannot connect to the bus: \(error.message)")
             return 1
         }
+        // From now on the line of each URL is written once the loop is idle,
+        // and every line kept is written before the daemon exits.
+        logger.batch?.keepLines(on: connection)
+        defer { logger.batch?.stopKeeping() }
         connection.onDisconnect { stop.yield(.disconnected($0)) }
         // A URL is dispatched on the thread that read it, and a handler's
         // answer continues the walk on the thread that read it.

@@ -20,7 +20,8 @@ public enum DaemonMain {
             print("openurld \(DispatcherAPI.version)")
             return 0
         case .success(.run(let options)):
-            let logger = Logger.standardError(threshold: options.verbose ? .debug : .info)
+            // Info lines are kept back briefly once the bus loop runs (`LineBatch`).
+            let logger = Logger.standardError(threshold: options.verbose ? .debug : .info, batch: LineBatch())
             let reaper = ChildReaper()
             let opener = { @Sendable connection in
                 DesktopURLOpener(environment: environment, connection: connection, reaper: reaper, warn: { logger.warning($0) }, inform: { logger.info($0) })

@@ -17,28 +17,36 @@ public struct Logger: Sendable {
     /// A logger passing every line at or above `threshold`, escaped, to
     /// `sink` as UTF-8 bytes (one line, no newline).
     public init(threshold: Level, sink: @escaping @Sendable (Level, UnsafeBufferPointer<UInt8>) -> Void) {
+        self.init(threshold: threshold, batch: nil, sink: sink)
+    }
+
+    private init(threshold: Level, batch: LineBatch?, sink: @escaping @Sendable (Level, UnsafeBufferPointer<UInt8>) -> Void) {
         self.threshold = threshold
+        self.batch = batch
         self.sink = sink
     }
+
+    /// The batch lines are kept in, when they are (`standardError(threshold:batch:)`).
+    public let batch: LineBatch?
 
     /// Writes `<N>message` lines to standard error, one `write` each so that
     /// lines from different threads never interleave. A message is one line:
     /// `log` has escaped every newline in it.
-    public static func standardError(threshold: Level) -> Logger {
-        Logger(threshold: threshold) { level, body in
-            // One writev of prefix, text and newline: nothing is copied to join them.
+    /// - Parameter batch: where info and debug lines are kept, to be written
+    ///   together once the daemon's loop is idle (`LineBatch`); warnings and
+    ///   errors go through it too, written at once after the lines it kept.
+    public static func standardError(threshold: Level, batch: LineBatch? = nil) -> Logger {
+        Logger(threshold: threshold, batch: batch) { level, body in
             let prefix: StaticString = switch level {
             case .error: "<3>"
             case .warning: "<4>"
             case .info: "<6>"
             case .debug: "<7>"
             }
-            let newline: StaticString = "\n"
-            withUnsafeTemporaryAllocation(of: iovec.self, capacity: 3) { parts in
-                parts[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: prefix.utf8Start), iov_len: prefix.utf8CodeUnitCount)
-                parts[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
-                parts[2] = iovec(iov_base: UnsafeMutableRawPointer(mutating: newline.utf8Start), iov_len: 1)
-                _ = writev(2, parts.baseAddress, 3)
+            if let batch {
+                batch.add(prefix, body, urgent: level <= .warning)
+            } else {
+                LineBatch.write(prefix, body, to: 2)
             }
         }
     }

@@ -1,0 +1,140 @@
+import DBus
+import Dispatch
+import Glibc
+@testable import OpenURLDaemon
+import Synchronization
+import Testing
+import TestSupport
+
+/// `LineBatch`: the daemon's info lines kept back until the loop is idle.
+/// Nothing kept may be lost or reordered: warnings come after the lines
+/// before them, a full batch and the end of batching write at once, and
+/// the bus loop's timer writes what is kept.
+@Suite final class LineBatchTests {
+    /// A pipe the batch writes to, read without waiting.
+    let ends: (read: Int32, write: Int32)
+
+    init() {
+        var fds: [Int32] = [0, 0]
+        precondition(pipe(&fds) == 0, "no pipe")
+        _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
+        ends = (fds[0], fds[1])
+        // A pipe holds 64 KiB: a full batch and more, unread.
+    }
+
+    deinit {
+        close(ends.read)
+        close(ends.write)
+    }
+
+    /// What has been written so far.
+    func written() -> String {
+        var text: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(ends.read, &buffer, buffer.count)
+            guard count > 0 else { break }
+            text += buffer[..<count]
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The writes a batch asked its timer for, run by the test.
+    final class Asked: Sendable {
+        let works = Mutex<[@Sendable () -> Void]>([])
+        var count: Int { works.withLock { $0.count } }
+        func runFirst() { works.withLock { $0.removeFirst() }() }
+    }
+
+    /// A batch kept by a timer the test runs by hand.
+    func keptBatch() -> (Logger, LineBatch, Asked) {
+        let batch = LineBatch(descriptor: ends.write)
+        let asked = Asked()
+        batch.keepLines(timer: { _, work in asked.works.withLock { $0.append(work) } })
+        return (Logger.standardError(threshold: .debug, batch: batch), batch, asked)
+    }
+
+    @Test func linesAreKeptUntilTheTimerAndWrittenInOrder() {
+        let (logger, _, asked) = keptBatch()
+        logger.info("one")
+        logger.debug("two")
+        logger.info("three")
+        #expect(written() == "", "nothing written before the timer")
+        #expect(asked.count == 1, "one write asked for, for the whole batch")
+        asked.runFirst()
+        #expect(written() == "<6>one\n<7>two\n<6>three\n")
+        // The next line asks for a write of its own.
+        logger.info("four")
+        #expect(asked.count == 1)
+    }
+
+    @Test func aWarningIsWrittenAtOnceAfterTheLinesBeforeIt() {
+        let (logger, _, _) = keptBatch()
+        logger.info("kept")
+        logger.warning("warned")
+        logger.error("failed")
+        #expect(written() == "<6>kept\n<4>warned\n<3>failed\n")
+    }
+
+    @Test func aFullBatchIsWrittenAtOnce() {
+        let (logger, _, _) = keptBatch()
+        let line = String(repeating: "x", count: 900)
+        var expected = ""
+        while expected.utf8.count + 904 <= LineBatch.capacity {
+            logger.info(line)
+            expected += "<6>\(line)\n"
+        }
+        #expect(written() == "", "a batch below its capacity is kept")
+        logger.info(line)
+        #expect(written() == expected + "<6>\(line)\n")
+    }
+
+    @Test func stoppingWritesWhatIsKeptAndThenEveryLineAtOnce() {
+        let (logger, batch, asked) = keptBatch()
+        logger.info("kept")
+        batch.stopKeeping()
+        #expect(written() == "<6>kept\n")
+        logger.info("at once")
+        #expect(written() == "<6>at once\n")
+        // The timer's write, run late, finds nothing to write.
+        asked.runFirst()
+        #expect(written() == "")
+    }
+
+    @Test func withoutATimerEveryLineIsWrittenAtOnce() {
+        let batch = LineBatch(descriptor: ends.write)
+        let logger = Logger.standardError(threshold: .info, batch: batch)
+        logger.info("at once")
+        #expect(written() == "<6>at once\n")
+    }
+
+    /// The first bytes written within five seconds.
+    func firstWritten() async throws -> String {
+        let limit = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < limit {
+            let text = written()
+            if !text.isEmpty { return text }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return ""
+    }
+
+    /// On a bus connection: the loop's timer writes the lines, and closing
+    /// the connection writes those still kept.
+    @Test func theLoopWritesKeptLinesAndClosingWritesTheRest() async throws {
+        try await withPrivateBus { bus in
+            let connection = try await bus.connect()
+            let batch = LineBatch(descriptor: ends.write)
+            batch.keepLines(on: connection)
+            let logger = Logger.standardError(threshold: .info, batch: batch)
+            logger.info("by the timer")
+            #expect(try await firstWritten() == "<6>by the timer\n")
+            // Kept by a timer that never runs: only the close can write it.
+            batch.keepLines(timer: { _, _ in })
+            logger.info("at the close")
+            #expect(written() == "")
+            connection.close()
+            #expect(try await firstWritten() == "<6>at the close\n")
+        }
+    }
+}
