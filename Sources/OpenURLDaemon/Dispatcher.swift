@@ -303,7 +303,9 @@ public final class Dispatcher: Sendable {
             add(": ")
             add(configuration.verbose || url.scheme != "file" ? message : "(the reason names the file; --verbose logs it)")
         }
-        logger.log(.info, utf8: line)
+        // Kept briefly and written with others (`LineBatch`): not between this
+        // reply and the bus daemon that passes it on.
+        logger.log(.info, utf8: line, batched: true)
         guard logger.writes(.debug) else { return }
         for entry in route.trace {
             let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"

@@ -4,9 +4,9 @@ import Glibc
 import Posix
 import Synchronization
 
-/// Log lines written together: the line of every URL opened is kept for
-/// about `delay` (the loop's poll waits in whole milliseconds) and written
-/// with those that came meanwhile, in one write.
+/// Log lines written together: the line of every URL opened (logged
+/// `batched`) is kept for about `delay` (the loop's poll waits in whole
+/// milliseconds) and written with those that came meanwhile, in one write.
 ///
 /// Why: a method's line is written after its reply is sent, and the reply
 /// wakes the bus daemon on this CPU, where it waited for the write (3 to 5
@@ -15,11 +15,12 @@ import Synchronization
 /// an in-daemon refusal's round trip with client and daemon apart. Kept
 /// back, the line is written once the loop has let the bus daemon run.
 ///
-/// What it costs: a line reaches the journal a millisecond or two later,
-/// and a daemon killed (`SIGKILL`) or crashing loses the lines of those
-/// last milliseconds. Warnings and errors are written at once, after every
-/// line kept before them, so that order holds; so is everything once
-/// batching stops (the connection closed, the daemon exiting).
+/// What it costs: a URL's line reaches the journal a millisecond or two
+/// later, and a daemon killed (`SIGKILL`) or crashing loses the lines of
+/// those last milliseconds. Every other line (start-up, reloads, warnings,
+/// errors) is written at once, after every line kept before it, so that
+/// order holds; so is everything once batching stops (the connection
+/// closed, the daemon exiting).
 public final class LineBatch: Sendable {
     /// How long a line may be kept.
     public static let delay = DispatchTimeInterval.milliseconds(1)

@@ -8,6 +8,16 @@ public struct Logger: Sendable {
     public enum Level: Int32, Sendable, Comparable {
         case error = 3, warning = 4, info = 6, debug = 7
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+
+        /// The line's prefix.
+        var prefix: StaticString {
+            switch self {
+            case .error: "<3>"
+            case .warning: "<4>"
+            case .info: "<6>"
+            case .debug: "<7>"
+            }
+        }
     }
 
     /// The most detailed level written.
@@ -26,27 +36,22 @@ public struct Logger: Sendable {
         self.sink = sink
     }
 
-    /// The batch lines are kept in, when they are (`standardError(threshold:batch:)`).
+    /// Where the lines logged `batched` are kept, when they are (`standardError(threshold:batch:)`).
     public let batch: LineBatch?
 
     /// Writes `<N>message` lines to standard error, one `write` each so that
     /// lines from different threads never interleave. A message is one line:
     /// `log` has escaped every newline in it.
-    /// - Parameter batch: where info and debug lines are kept, to be written
-    ///   together once the daemon's loop is idle (`LineBatch`); warnings and
-    ///   errors go through it too, written at once after the lines it kept.
+    /// - Parameter batch: where the lines logged `batched` (the line of each
+    ///   URL) are kept, to be written together once the daemon's loop is
+    ///   idle (`LineBatch`); every other line is written at once, after the
+    ///   lines kept before it.
     public static func standardError(threshold: Level, batch: LineBatch? = nil) -> Logger {
         Logger(threshold: threshold, batch: batch) { level, body in
-            let prefix: StaticString = switch level {
-            case .error: "<3>"
-            case .warning: "<4>"
-            case .info: "<6>"
-            case .debug: "<7>"
-            }
             if let batch {
-                batch.add(prefix, body, urgent: level <= .warning)
+                batch.add(level.prefix, body, urgent: true)
             } else {
-                LineBatch.write(prefix, body, to: 2)
+                LineBatch.write(level.prefix, body, to: 2)
             }
         }
     }
@@ -75,12 +80,19 @@ public struct Logger: Sendable {
     /// Logs the text whose UTF-8 is `line` at `level`, as `log(_:_:)`
     /// does; written as it is, with no string made, when it needs no
     /// escape and no cut.
-    /// - Parameter line: well-formed UTF-8, such as bytes copied from strings.
-    public func log(_ level: Level, utf8 line: [UInt8]) {
+    /// - Parameters:
+    ///   - line: well-formed UTF-8, such as bytes copied from strings.
+    ///   - batched: the line may be kept briefly and written with others
+    ///     (the line of each URL: see `LineBatch`), when this logger keeps any.
+    public func log(_ level: Level, utf8 line: [UInt8], batched: Bool = false) {
         guard writes(level) else { return }
         let written = line.withUnsafeBufferPointer { bytes in
             guard bytes.count <= Self.maximumLineBytes, isDisplayableAsIs(bytes) else { return false }
-            sink(level, bytes)
+            if batched, let batch {
+                batch.add(level.prefix, bytes, urgent: false)
+            } else {
+                sink(level, bytes)
+            }
             return true
         }
         if !written { log(level, String(decoding: line, as: UTF8.self)) }

@@ -6,10 +6,10 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// `LineBatch`: the daemon's info lines kept back until the loop is idle.
-/// Nothing kept may be lost or reordered: warnings come after the lines
-/// before them, a full batch and the end of batching write at once, and
-/// the bus loop's timer writes what is kept.
+/// `LineBatch`: the line of each URL (logged `batched`) kept back until the
+/// loop is idle. Nothing kept may be lost or reordered: every other line
+/// comes at once after the lines before it, a full batch and the end of
+/// batching write at once, and the bus loop's timer writes what is kept.
 @Suite final class LineBatchTests {
     /// A pipe the batch writes to, read without waiting.
     let ends: (read: Int32, write: Int32)
@@ -56,24 +56,29 @@ import TestSupport
 
     @Test func linesAreKeptUntilTheTimerAndWrittenInOrder() {
         let (logger, _, asked) = keptBatch()
-        logger.info("one")
-        logger.debug("two")
-        logger.info("three")
+        logger.log(.info, utf8: Array("one".utf8), batched: true)
+        logger.log(.debug, utf8: Array("two".utf8), batched: true)
+        logger.log(.info, utf8: Array("three".utf8), batched: true)
         #expect(written() == "", "nothing written before the timer")
         #expect(asked.count == 1, "one write asked for, for the whole batch")
         asked.runFirst()
         #expect(written() == "<6>one\n<7>two\n<6>three\n")
         // The next line asks for a write of its own.
-        logger.info("four")
+        logger.log(.info, utf8: Array("four".utf8), batched: true)
         #expect(asked.count == 1)
     }
 
-    @Test func aWarningIsWrittenAtOnceAfterTheLinesBeforeIt() {
+    @Test func everyOtherLineIsWrittenAtOnceAfterTheLinesBeforeIt() {
         let (logger, _, _) = keptBatch()
-        logger.info("kept")
+        logger.log(.info, utf8: Array("kept".utf8), batched: true)
+        logger.info("serving")
+        #expect(written() == "<6>kept\n<6>serving\n")
+        logger.log(.info, utf8: Array("kept".utf8), batched: true)
         logger.warning("warned")
         logger.error("failed")
-        #expect(written() == "<6>kept\n<4>warned\n<3>failed\n")
+        // A line that needs escaping goes the string's way, at once.
+        logger.log(.info, utf8: Array("bell\u{7}".utf8), batched: true)
+        #expect(written() == "<6>kept\n<4>warned\n<3>failed\n<6>bell\\u{7}\n")
     }
 
     @Test func aFullBatchIsWrittenAtOnce() {
@@ -81,20 +86,20 @@ import TestSupport
         let line = String(repeating: "x", count: 900)
         var expected = ""
         while expected.utf8.count + 904 <= LineBatch.capacity {
-            logger.info(line)
+            logger.log(.info, utf8: Array(line.utf8), batched: true)
             expected += "<6>\(line)\n"
         }
         #expect(written() == "", "a batch below its capacity is kept")
-        logger.info(line)
+        logger.log(.info, utf8: Array(line.utf8), batched: true)
         #expect(written() == expected + "<6>\(line)\n")
     }
 
     @Test func stoppingWritesWhatIsKeptAndThenEveryLineAtOnce() {
         let (logger, batch, asked) = keptBatch()
-        logger.info("kept")
+        logger.log(.info, utf8: Array("kept".utf8), batched: true)
         batch.stopKeeping()
         #expect(written() == "<6>kept\n")
-        logger.info("at once")
+        logger.log(.info, utf8: Array("at once".utf8), batched: true)
         #expect(written() == "<6>at once\n")
         // The timer's write, run late, finds nothing to write.
         asked.runFirst()
@@ -104,7 +109,7 @@ import TestSupport
     @Test func withoutATimerEveryLineIsWrittenAtOnce() {
         let batch = LineBatch(descriptor: ends.write)
         let logger = Logger.standardError(threshold: .info, batch: batch)
-        logger.info("at once")
+        logger.log(.info, utf8: Array("at once".utf8), batched: true)
         #expect(written() == "<6>at once\n")
     }
 
@@ -127,11 +132,11 @@ import TestSupport
             let batch = LineBatch(descriptor: ends.write)
             batch.keepLines(on: connection)
             let logger = Logger.standardError(threshold: .info, batch: batch)
-            logger.info("by the timer")
+            logger.log(.info, utf8: Array("by the timer".utf8), batched: true)
             #expect(try await firstWritten() == "<6>by the timer\n")
             // Kept by a timer that never runs: only the close can write it.
             batch.keepLines(timer: { _, _ in })
-            logger.info("at the close")
+            logger.log(.info, utf8: Array("at the close".utf8), batched: true)
             #expect(written() == "")
             connection.close()
             #expect(try await firstWritten() == "<6>at the close\n")
