@@ -20,7 +20,7 @@ public enum DaemonMain {
             print("openurld \(DispatcherAPI.version)")
             return 0
         case .success(.run(let options)):
-            // Info lines are kept back briefly once the bus loop runs (`LineBatch`).
+            // The line of each URL is kept back briefly once the bus loop runs (`LineBatch`).
             let logger = Logger.standardError(threshold: options.verbose ? .debug : .info, batch: LineBatch())
             let reaper = ChildReaper()
             let opener = { @Sendable connection in
