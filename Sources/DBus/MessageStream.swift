@@ -42,6 +42,19 @@ struct MessageStream {
         let length = try measured.get()
         guard available >= length else { return nil }
         let defined = Message.Kind(wireCode: buffer[start + 1]) != nil
+        if start == 0, length == buffer.count {
+            // What was read is this message and nothing more, the usual case
+            // for a call: it takes the buffer, and the stream starts again
+            // with none, so that the next read gets a buffer of its own size.
+            // Keeping "its capacity" made every later message's buffer as
+            // large as the largest read the connection ever had (the
+            // message took the kept buffer whole): too large for malloc's
+            // fast path, and held as long as the message lived.
+            let message = buffer
+            buffer = []
+            if defined { return message }
+            return nil
+        }
         let message = defined ? Array(buffer[start..<start + length]) : nil
         self.start += length
         if self.start == buffer.count {

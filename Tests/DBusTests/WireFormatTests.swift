@@ -237,6 +237,23 @@ import WireAgreement
         #expect(incoming.heldCapacity <= MessageStream.keptCapacity)
     }
 
+    /// A message read alone takes the bytes it came in, and the stream keeps
+    /// no buffer: a large read earlier does not make every later message's
+    /// buffer (an allocation each, held as long as the message) as large.
+    @Test func aMessageReadAloneTakesItsBufferAndLeavesNone() throws {
+        let large = try WireFormat.encode(WireFormatTests.headers[2], body: [.string(String(repeating: "x", count: 256 << 10))])
+        var incoming = MessageStream()
+        large.withUnsafeBytes { incoming.append($0) }
+        #expect(try incoming.next() == large)
+        #expect(incoming.heldCapacity == 0)
+        let small = Self.messages[0]
+        small.withUnsafeBytes { incoming.append($0) }
+        let taken = try #require(try incoming.next())
+        #expect(taken == small)
+        #expect(taken.capacity < 4 * small.count)
+        #expect(incoming.heldCapacity == 0)
+    }
+
     /// A type the specification does not define is skipped, and what follows it read.
     @Test func aMessageOfAnUndefinedTypeIsSkipped() throws {
         var undefined = Self.messages[0]
