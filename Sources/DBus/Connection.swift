@@ -58,9 +58,7 @@ public final class Connection: Sendable {
         connection.loop.onCallDeadline = { connection.callTimedOut($0) }
         let attached = connection.loop.queue.sync { Result { () throws(DBusError) in try connection.loop.attach(socket, poll: poll) } }
         if case .failure(let error) = attached {
-            connection.loop.onMessage = { _ in }
-            connection.loop.onFailure = { _ in }
-            connection.loop.onCallDeadline = { _ in }
+            connection.loop.forgetHandlers()
             socket.close()
             throw error
         }
@@ -202,6 +200,12 @@ public final class Connection: Sendable {
                 state.abandoned = [:]
                 state.callQueues = CallQueues()  // queued calls are never started on a closed connection
                 state.subscriptions = [:]
+                // No call comes any more: what would have answered one goes,
+                // and so do the cycles it made (a method holding its object,
+                // which holds the connection).
+                state.objects = [:]
+                state.lastRoutedObject = nil
+                state.droppedReplyHandler = nil
             }
             return (state.disconnectHandlers, Array(state.calls.values))
         }
@@ -211,8 +215,7 @@ public final class Connection: Sendable {
         // never come.
         loop.flush(within: .seconds(1))
         loop.detach()
-        loop.onMessage = { _ in }
-        loop.onCallDeadline = { _ in }
+        loop.forgetHandlers()
         for call in pending { call.abandon(with: reason) }
         for handler in handlers { handler(reason) }
     }

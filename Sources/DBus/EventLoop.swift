@@ -32,6 +32,17 @@ final class EventLoop: @unchecked Sendable {
     /// connection closes with that error.
     @exclusivity(unchecked) var onFailure: (DBusError) -> Void = { _ in }
 
+    /// Empties the handlers above. They are the connection's and hold it
+    /// (a cycle while it is open); once it has closed, or failed to open,
+    /// they must let it go, every one of them, or the connection, this
+    /// loop and its buffers are never freed. Runs on `queue`, or where
+    /// nothing else can run them (a loop that never attached).
+    func forgetHandlers() {
+        onMessage = { _ in }
+        onCallDeadline = { _ in }
+        onFailure = { _ in }
+    }
+
     private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
     /// What libdispatch holds for `queueKey` on this loop's queue (the
     /// overlay's box of the value set in `init`), read once: asking whether
