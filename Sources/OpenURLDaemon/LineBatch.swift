@@ -44,8 +44,13 @@ public final class LineBatch: Sendable {
 
     /// Keeps lines from now on, written by a timer on `connection`'s loop;
     /// stops keeping them (writing those kept) when the connection closes.
+    ///
+    /// The batch holds `connection` until then, or until `stopKeeping()`:
+    /// held weakly, the connection would get a side table, and every retain
+    /// and release of it, several on each call it answers, would take the
+    /// runtime's slow path.
     public func keepLines(on connection: Connection) {
-        keepLines(timer: { [weak connection] deadline, work in connection?.run(at: deadline, work) })
+        keepLines(timer: { deadline, work in connection.run(at: deadline, work) })
         connection.onDisconnect { [self] _ in stopKeeping() }
     }
 

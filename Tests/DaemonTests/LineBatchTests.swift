@@ -142,4 +142,22 @@ import TestSupport
             #expect(try await firstWritten() == "<6>at the close\n")
         }
     }
+
+    /// The batch holds its connection strongly (a weak reference would slow
+    /// every retain of it), so it must let go once the connection closes.
+    @Test func aClosedConnectionIsNotKeptAliveByItsBatch() async throws {
+        try await withPrivateBus { bus in
+            let batch = LineBatch(descriptor: ends.write)
+            weak var held: Connection?
+            do {
+                let connection = try await bus.connect()
+                held = connection
+                batch.keepLines(on: connection)
+                connection.close()
+            }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while held != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            #expect(held == nil)
+        }
+    }
 }
