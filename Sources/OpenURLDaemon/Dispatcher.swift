@@ -125,11 +125,21 @@ public final class Dispatcher: Sendable {
         let rules = state.withLock { $0.rules }
         let callerAppID = rules.needsCallerAppID ? await walk.appID : nil
         let route = await router(for: walk, rules: rules)
-            .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken, asking: how) { [logger, notices] rule, reason in
-                logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
-                notices.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
+            .open(url, caller: caller.rawValue, callerAppID: callerAppID, activationToken: activationToken, asking: how) { [self] rule, reason in
+                ruleFailed(rule, reason, opening: url)
             }
         return finish(route, url: url, caller: caller, appID: walk.appIDIfKnown ?? "", notifying: notifying)
+    }
+
+    /// Logs and shows a rule that failed; the walk goes on past it.
+    ///
+    /// A method rather than a closure capturing `notices`: the desktop's
+    /// notices are weakly referenced by their signal subscriptions, which
+    /// gives them a side table, and each copy of them (one per walk, into
+    /// the closure) was a retain and a release on the runtime's slow path.
+    private func ruleFailed(_ rule: Rule, _ reason: String, opening url: ValidatedURL) {
+        logger.warning("rule '\(rule.name)' (\(rule.source)) failed: \(reason)")
+        notices.show(FailureNotice(.ruleFailed(rule.name), url: url, reason: reason))
     }
 
     /// The run-time handlers matching `url` opened by `caller`, innermost first.
