@@ -852,6 +852,23 @@ class Counted(NamedTuple):
     # instruction cache (the host's geometry): code the step touches that
     # is not already there, about a dozen cycles each on real hardware.
     icache_misses: float
+    # Retains that took the Swift runtime's slow path (`incrementSlow`): an
+    # object with a side table, which one weak reference to it gives it for
+    # good, costs that on every retain and release. 0 for C middles.
+    slow_retains: float = 0.0
+
+
+def slow_retain_calls(path):
+    """Calls to the runtime's `incrementSlow` in one callgrind dump (names uncompressed)."""
+    count, counting = 0, False
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("cfn="):
+                counting = "incrementSlow" in line
+            elif counting and line.startswith("calls="):
+                count += int(line[6:].split()[0])
+                counting = False
+    return count
 
 
 def critical_path_counts(e, start_middle, target, arg, sends_per_call, calls=200):
@@ -868,6 +885,7 @@ def critical_path_counts(e, start_middle, target, arg, sends_per_call, calls=200
     does after it sends (a log line, freeing) or while it waits is not counted."""
     with tempfile.TemporaryDirectory(prefix="openurld-callgrind.") as out:
         middle = start_middle(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg", "--dump-instr=no", "--cache-sim=yes",
+                               "--compress-strings=no",
                                "--dump-after=recvmsg", "--dump-after=recv", "--dump-before=sendmsg", "--dump-before=send"])
         def dumps():
             return sorted((f for f in os.listdir(out) if f.startswith("cg.")), key=lambda f: int(f.rsplit(".", 1)[1]))
@@ -882,21 +900,21 @@ def critical_path_counts(e, start_middle, target, arg, sends_per_call, calls=200
                 text = f.read(4096)
             trigger = text.split("desc: Trigger: ", 1)[1].split("\n", 1)[0]
             events = text.split("events: ", 1)[1].split("\n", 1)[0].split()
-            cost = (0, 0)
+            cost = (0, 0, 0)
             if "summary: " in text:
                 summary = [int(v) for v in text.split("summary: ", 1)[1].split("\n", 1)[0].split()]
                 summary += [0] * (len(events) - len(summary))  # trailing zeros are left out
-                cost = (summary[events.index("Ir")], summary[events.index("I1mr")])
+                cost = (summary[events.index("Ir")], summary[events.index("I1mr")], slow_retain_calls(f"{out}/{name}"))
             segment.append((trigger, cost))
             if "send" in trigger:
                 reads = [i for i, (t, _) in enumerate(segment) if "recv" in t]
                 if reads:  # a send that answers something read: what came after the read
                     after = [c for _, c in segment[reads[0] + 1:]]
-                    steps.append((sum(c[0] for c in after), sum(c[1] for c in after)))
+                    steps.append(tuple(sum(c[field] for c in after) for field in range(3)))
                 segment = []
         def per_call(field):
             return statistics.median(sum(step[field] for step in steps[i:i + sends_per_call]) for i in range(len(steps) - sends_per_call + 1))
-        return Counted(per_call(0), per_call(1))
+        return Counted(per_call(0), per_call(1), per_call(2))
 
 
 def critical_path_rows(e, rows):
@@ -995,6 +1013,13 @@ def critical_path_rows(e, rows):
             ("D-Bus layer refusing from a task", layer_refusing, refuser, "the C server's"), ("openurld, refused", refused, refuser, "the C server's")):
         row(rows, f"instruction-cache misses on the wait: {label}", counted.icache_misses, "misses", base.icache_misses if base else None,
             note=f"ratio: times {whose}" if base else misses)
+    # A weak reference gives its object a side table for good, and every
+    # retain of it then takes the runtime's slow path: nothing says so but
+    # this count (the line batch's weak connection cost four a call).
+    for label, counted in (("D-Bus layer forwarding", layer_forwarding), ("openurld, forwarded", forwarded),
+                           ("D-Bus layer refusing from a task", layer_refusing), ("openurld, refused", refused)):
+        row(rows, f"retains on the runtime's slow path on the wait: {label}", counted.slow_retains, "retains", target="0",
+            note="calls to incrementSlow per call: retains of objects with a side table (one weak reference to an object gives it one)")
 
 
 def wire_format_rows(e, rows):
