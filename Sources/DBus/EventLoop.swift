@@ -60,7 +60,11 @@ final class EventLoop: @unchecked Sendable {
         queue.setSpecific(key: Self.queueKey, value: queueID)
         self.queue = queue
         queueMarker = queue.sync { dispatch_get_specific(Self.queueKeyAddress) }
+        serialQueue = SerialQueue(queue)
     }
+
+    /// `queue` for the poll thread's `sync`s (see `SerialQueue`).
+    private let serialQueue: SerialQueue
 
     /// The key as libdispatch knows it: the overlay passes the key object's address.
     private static var queueKeyAddress: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(queueKey).toOpaque()) }
@@ -122,7 +126,7 @@ final class EventLoop: @unchecked Sendable {
     /// - Throws: when the poll thread cannot be started; nothing is attached then.
     func attach(_ socket: BusSocket, poll: @escaping WatchPoller.Poll = { Glibc.poll($0, $1, $2) }) throws(DBusError) {
         assertOnQueue()
-        poller = try WatchPoller(queue: queue, poll: poll, handle: { [weak self] entry, revents in self?.handleReady(entry, revents: revents) },
+        poller = try WatchPoller(queue: serialQueue, poll: poll, handle: { [weak self] entry, revents in self?.handleReady(entry, revents: revents) },
                                  onDeadline: { [weak self] in self?.turn { self?.fireDueDeadlines() } },
                                  fail: { [weak self] error in
                                      guard let loop = self else { return }

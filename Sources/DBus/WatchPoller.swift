@@ -41,7 +41,7 @@ final class WatchPoller: Sendable {
 
     private let state = Mutex(State())
     private let wake: EventCounter
-    private let queue: DispatchQueue
+    private let queue: SerialQueue
     private let handle: @Sendable (Entry, Int16) -> Void
     private let fail: @Sendable (Errno) -> Void
     private let onDeadline: @Sendable () -> Void
@@ -60,7 +60,7 @@ final class WatchPoller: Sendable {
     ///     that would recur is reported, never spun on).
     /// - Throws: `NoMemory` naming the call when the wake-up descriptor or the
     ///   thread cannot be made (descriptors or threads exhausted).
-    init(queue: DispatchQueue, poll: @escaping Poll = { Glibc.poll($0, $1, $2) },
+    init(queue: SerialQueue, poll: @escaping Poll = { Glibc.poll($0, $1, $2) },
          handle: @escaping @Sendable (Entry, Int16) -> Void, onDeadline: @escaping @Sendable () -> Void,
          fail: @escaping @Sendable (Errno) -> Void) throws(DBusError) {
         do {
@@ -169,18 +169,31 @@ final class WatchPoller: Sendable {
             }
             if fds[0].revents != 0 { wake.drain() }
             for (offset, entry) in entries.enumerated() where fds[offset + 1].revents != 0 {
-                let revents = fds[offset + 1].revents
                 // Wait for the handler, so that a level-triggered readiness it
                 // is about to consume is not reported again meanwhile.
-                queue.sync { handle(entry, revents) }
+                var readiness = Readiness(poller: self, entry: entry, revents: fds[offset + 1].revents)
+                queue.sync(&readiness) { context in
+                    let readiness = context!.assumingMemoryBound(to: Readiness.self)
+                    readiness.pointee.poller.handle(readiness.pointee.entry, readiness.pointee.revents)
+                }
             }
             let due = state.withLock { state -> Bool in
                 guard let set = state.deadline, set <= DispatchTime.now().uptimeNanoseconds else { return false }
                 state.deadline = nil
                 return true
             }
-            if due { queue.sync { onDeadline() } }
+            if due {
+                var poller = self
+                queue.sync(&poller) { context in context!.assumingMemoryBound(to: WatchPoller.self).pointee.onDeadline() }
+            }
         }
+    }
+
+    /// What the loop's queue is given for one ready watch (`SerialQueue.sync`).
+    private struct Readiness {
+        let poller: WatchPoller
+        let entry: Entry
+        let revents: Int16
     }
 
     /// `poll`'s timeout for `deadline`: whole milliseconds, rounded up, so

@@ -62,7 +62,7 @@ import TestSupport
         let poller = Mutex<WatchPoller?>(nil)
         let setOnPollThread = Mutex(false)
         let made = try WatchPoller(
-            queue: queue,
+            queue: SerialQueue(queue),
             poll: { fds, count, timeout in
                 let ready = Glibc.poll(fds, count, timeout)
                 if ready > 0, fds[0].revents != 0 { wakes.withLock { $0 += 1 } }
