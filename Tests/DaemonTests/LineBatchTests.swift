@@ -155,9 +155,7 @@ import TestSupport
                 batch.keepLines(on: connection)
                 connection.close()
             }
-            let deadline = ContinuousClock.now + .seconds(5)
-            while held != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-            #expect(held == nil)
+            #expect(try await eventually { held == nil })
         }
     }
 }
