@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import Spawn
+import Synchronization
 
 /// A private `dbus-daemon` for one test: its own config, its own socket in a
 /// temporary directory, stopped by PID when the test ends. Tests never see
@@ -135,10 +136,26 @@ public struct FixtureError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Creates a fresh directory under `$TMPDIR` (or /tmp).
+/// Creates a fresh directory under `$TMPDIR` (or /tmp), removed with all it
+/// holds when the test process exits, whether or not its test removed it:
+/// a test that stops half-way, or forgets, leaves nothing behind
+/// (`scripts/test` fails on any `openurld-*` left in its `TMPDIR`).
 public func makeTemporaryDirectory(prefix: String) throws -> String {
+    _ = removedAtExit
     let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
     var template = Array((base + "/\(prefix).XXXXXX").utf8CString)
     guard let made = mkdtemp(&template) else { throw FixtureError("mkdtemp failed: errno \(errno)") }
-    return String(cString: made)
+    let directory = String(cString: made)
+    temporaryDirectories.withLock { $0.append(directory) }
+    return directory
 }
+
+/// Every directory `makeTemporaryDirectory` made in this process.
+private let temporaryDirectories = Mutex<[String]>([])
+
+/// Registers, once, the removal of those directories at exit.
+private let removedAtExit: Void = {
+    atexit {
+        for directory in temporaryDirectories.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: directory) }
+    }
+}()
