@@ -396,9 +396,7 @@ final class EventLoop: @unchecked Sendable {
     func run(at deadline: DispatchTime, _ work: @escaping () -> Void) {
         assertOnQueue()
         timers.append((deadline, work))
-        if let timerSetFor, timerSetFor <= deadline { return }
-        timerSetFor = deadline
-        poller?.setDeadline(deadline)
+        setTimer(for: deadline)
     }
 
     /// Sets the poll thread's deadline for the earliest call's or timer's,
@@ -410,10 +408,14 @@ final class EventLoop: @unchecked Sendable {
         var found: DispatchTime?
         for deadline in callDeadlines.values where found.map({ deadline < $0 }) ?? true { found = deadline }
         for timer in timers where found.map({ timer.deadline < $0 }) ?? true { found = timer.deadline }
-        guard let earliest = found else { return }
-        if let timerSetFor, timerSetFor <= earliest { return }
-        timerSetFor = earliest
-        poller?.setDeadline(earliest)
+        if let earliest = found { setTimer(for: earliest) }
+    }
+
+    /// Sets the poll thread's deadline to `deadline`, unless it is already set no later.
+    private func setTimer(for deadline: DispatchTime) {
+        if let timerSetFor, timerSetFor <= deadline { return }
+        timerSetFor = deadline
+        poller?.setDeadline(deadline)
     }
 
     /// Tells `onCallDeadline` of every call whose deadline passed, runs the
