@@ -140,6 +140,13 @@ final class WatchPoller: Sendable {
 
     private func run() {
         pollThread.store(UInt(pthread_self()), ordering: .relaxed)
+        // The thread starts with the priority of the one that opened the
+        // connection, often a libdispatch worker whose quality of service set
+        // its own (as root, a `userInitiated` task's runs at nice -2, which a
+        // user's never can). The connection is served at the process's
+        // priority instead, whoever opened it; as far as the thread may:
+        // one that cannot lower its own keeps it.
+        try? ThreadPriority.takeProcessPriority()
         defer {
             pollThread.store(0, ordering: .relaxed)
             state.withLock { state in
