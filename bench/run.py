@@ -220,6 +220,33 @@ class Env:
         return total / (time.monotonic() - t0)
 
 
+def thread_nices(pid):
+    """The nice value of each of `pid`'s threads (field 19 of /proc/PID/task/TID/stat)."""
+    nices = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        nices.append(int(stat[stat.rindex(")") + 2:].split()[16]))
+    return nices
+
+
+def run_as_a_user():
+    """Re-executes this script without CAP_SYS_NICE when it has it (run as root):
+    every program measured is then scheduled as a user's would be. With it,
+    libdispatch lowers the nice value of its worker threads by their work's
+    quality of service (-2 for userInitiated, -4 for its overcommit pool),
+    which a user's process may not do, and the Swift programs measured would
+    run at a priority the C floors and the bus daemon do not have."""
+    with open("/proc/self/status") as f:
+        effective = int(next(l.split()[1] for l in f if l.startswith("CapEff:")), 16)
+    CAP_SYS_NICE = 23
+    if effective & (1 << CAP_SYS_NICE) and shutil.which("setpriv"):
+        os.execvp("setpriv", ["setpriv", "--bounding-set=-sys_nice", sys.executable] + sys.argv)
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -591,6 +618,9 @@ def main():
     e.throughput(*DISP, "https://bench.example/x", 4, dispatches // 4)
     rss_after = rss_kib(daemon.pid)
     row(rows, "daemon RSS idle", idle_rss / 1024, "MiB", note="target ≤ 10 MiB")
+    row(rows, f"lowest nice value among the daemon's threads, after {dispatches} dispatches", min(thread_nices(daemon.pid)), "",
+        target="0", note="as a user's daemon runs: bench/run drops CAP_SYS_NICE (run_as_a_user); as root with it, "
+        "libdispatch lowers its workers' by their work's quality of service, to -2 or -4")
     # The layout the idle figure depends on (scripts/release-flags): how much
     # of scripts/symbol-order.txt still names functions of the binary.
     listed = [line.strip() for line in open(f"{ROOT}/scripts/symbol-order.txt") if line.strip() and not line.startswith("#")]
@@ -1188,6 +1218,7 @@ def machine():
 
 
 if __name__ == "__main__":
+    run_as_a_user()
     try:
         t0 = time.monotonic()
         rows = main()
