@@ -113,6 +113,21 @@ import TestSupport
         #expect(written() == "<6>at once\n")
     }
 
+    /// The daemon logs the line of each URL `batched`: after the reply, the
+    /// batch's timer is asked for, and the line comes when it runs.
+    @Test func theDaemonKeepsTheLineOfEachURL() async throws {
+        let (logger, _, asked) = keptBatch()
+        try await DaemonHarness.with(logger: logger) { d in
+            let client = try await d.bus.connect()
+            #expect(try await d.open(client, "https://example.com/a"))
+            // The line is logged after the reply is sent.
+            #expect(try await eventually { asked.count == 1 })
+            #expect(!written().contains("open https://"), "the line was written at once")
+            asked.runFirst()
+            #expect(written().contains("<6>open https://example.com/… from \(client.uniqueName.rawValue): opened with recorder.desktop\n"))
+        }
+    }
+
     /// The first bytes written within five seconds.
     func firstWritten() async throws -> String {
         let limit = ContinuousClock.now + .seconds(5)

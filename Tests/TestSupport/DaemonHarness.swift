@@ -64,7 +64,7 @@ public struct DaemonHarness: Sendable {
         limits: HandlerRegistry<HandlerEndpoint>.Limits = .init(),
         fallback: RecordingOpener = RecordingOpener(),
         opener: (@Sendable (Connection) -> any URLOpener)? = nil,
-        asking: Dispatcher.Asking = .init(), repliesPerConnection: Int = 50000,
+        asking: Dispatcher.Asking = .init(), repliesPerConnection: Int = 50000, logger: Logger = .silent,
         _ body: (DaemonHarness) async throws -> Void
     ) async throws {
         try await withPrivateBus(repliesPerConnection: repliesPerConnection) { bus in
@@ -75,7 +75,7 @@ public struct DaemonHarness: Sendable {
             configuration.walkDeadline = walkDeadline
             configuration.limits = limits
             let dispatcher = try await Daemon.serve(
-                on: daemon, configuration: configuration, opener: opener?(daemon) ?? fallback, logger: .silent,
+                on: daemon, configuration: configuration, opener: opener?(daemon) ?? fallback, logger: logger,
                 asking: asking)
             try await body(DaemonHarness(bus: bus, daemon: daemon, dispatcher: dispatcher, fallback: fallback))
         }
