@@ -47,13 +47,22 @@ public final class FileWatcher: @unchecked Sendable {
     /// Watches each directory and its two parents (for the rule directories:
     /// up to the config directory above `openurld`), and further up to the nearest one that exists, so
     /// that creating any of them is noticed (adding a watch twice is harmless).
+    ///
+    /// A parent is watched only for what can happen to a directory in it
+    /// (created, removed, moved, its permissions changed), not for files
+    /// written: the parents of `~/.config` are the home directory and
+    /// `/home`, where every file an application writes would otherwise wake
+    /// the watcher for nothing (an event it then finds irrelevant). Added
+    /// with `IN_MASK_ADD`, so that a directory that is also watched itself
+    /// keeps its own events whichever is added first.
     private func rearm() {
         let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+        let parentMask = mask & ~UInt32(IN_CLOSE_WRITE) | UInt32(IN_MASK_ADD)
         watches.withLock { watches in
             for directory in directories {
                 var path = directory
                 for level in 0... {
-                    let watch = inotify_add_watch(descriptor, path, mask | UInt32(IN_ONLYDIR))
+                    let watch = inotify_add_watch(descriptor, path, (level == 0 ? mask : parentMask) | UInt32(IN_ONLYDIR))
                     if watch >= 0 { watches[watch] = path }
                     guard level < 2 || watch < 0, let slash = path.lastIndex(of: "/"), slash != path.startIndex else { break }
                     path = String(path[..<slash])
@@ -62,27 +71,41 @@ public final class FileWatcher: @unchecked Sendable {
         }
     }
 
+    /// Whether any of the events in `bytes` (whole `inotify_event`s and
+    /// their names) concerns a watched file or directory.
+    private func anyRelevant(in bytes: UnsafeRawBufferPointer) -> Bool {
+        var relevant = false
+        var offset = 0
+        while offset + MemoryLayout<inotify_event>.size <= bytes.count {
+            let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+            let start = offset + MemoryLayout<inotify_event>.size
+            let name = String(decoding: bytes[start..<min(start + Int(event.len), bytes.count)].prefix { $0 != 0 }, as: UTF8.self)
+            offset = start + Int(event.len)
+            events.withLock { $0 += 1 }
+            let directory = watches.withLock { $0[event.wd] } ?? ""
+            let path = directory + "/" + name
+            if directories.contains(directory) && (name.isEmpty || names(name))
+                || directories.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) {
+                relevant = true
+            }
+        }
+        return relevant
+    }
+
+    /// How many events have been read, for tests.
+    var eventsRead: Int { events.withLock { $0 } }
+    private let events = Mutex(0)
+
     /// Reads every queued event; schedules one call if any concerns a watched file or directory.
     private func drain() {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        var relevant = false
-        while let count = try? FileDescriptor(descriptor).read(into: &buffer), count > 0 {
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= count {
-                let (watch, length, name) = buffer.withUnsafeBytes { raw in
-                    let event = raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
-                    let start = offset + MemoryLayout<inotify_event>.size
-                    let bytes = raw[start..<min(start + Int(event.len), count)].prefix { $0 != 0 }
-                    return (event.wd, Int(event.len), String(decoding: bytes, as: UTF8.self))
-                }
-                offset += MemoryLayout<inotify_event>.size + length
-                let directory = watches.withLock { $0[watch] } ?? ""
-                let path = directory + "/" + name
-                if directories.contains(directory) && (name.isEmpty || names(name))
-                    || directories.contains(where: { $0 == path || $0.hasPrefix(path + "/") }) {
-                    relevant = true
-                }
+        // Read into memory left as it is (not 64 KiB zeroed at each wake-up):
+        // only what the kernel wrote is looked at.
+        let relevant = withUnsafeTemporaryAllocation(byteCount: 64 * 1024, alignment: MemoryLayout<inotify_event>.alignment) { buffer in
+            var relevant = false
+            while let count = try? FileDescriptor(descriptor).read(into: buffer), count > 0 {
+                if anyRelevant(in: UnsafeRawBufferPointer(rebasing: buffer[..<count])) { relevant = true }
             }
+            return relevant
         }
         guard relevant else { return }
         let alreadyPending = pending.withLock { pending in
