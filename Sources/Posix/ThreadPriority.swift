@@ -14,7 +14,7 @@ public enum ThreadPriority {
     public static var process: Int32 { priority(of: id_t(getpid())) }
 
     /// Sets the calling thread's nice value.
-    /// - Throws: `EPERM` (as `Errno`) when `value` is lower than the
+    /// - Throws: `EACCES` (as `Errno`) when `value` is lower than the
     ///   thread's and the process may not lower it (neither `CAP_SYS_NICE`
     ///   nor an `RLIMIT_NICE` that allows it).
     public static func setCurrent(_ value: Int32) throws(Errno) {
@@ -24,7 +24,7 @@ public enum ThreadPriority {
     /// Gives the calling thread the process's nice value, as far as it
     /// may: raising it always succeeds, lowering it needs what
     /// `setCurrent` says.
-    /// - Throws: `EPERM` (as `Errno`) when it may not lower it; the thread
+    /// - Throws: `EACCES` (as `Errno`) when it may not lower it; the thread
     ///   keeps its own then.
     public static func takeProcessPriority() throws(Errno) {
         let wanted = process
