@@ -17,7 +17,7 @@ struct FileWatcherTests {
         try tree.write("config/openurld/history", "one\n")
         try tree.write("config/openurld/rules.d/10-a.rules", "[Rule a]\nResult=handled\n")
         let (changes, changed) = AsyncStream<Void>.makeStream()
-        let watcher = try #require(FileWatcher(directories: [directory], settle: .milliseconds(1)) { changed.yield() })
+        let watcher = try await watching { FileWatcher(directories: [directory], settle: .milliseconds(1)) { changed.yield() } }
         var reported = changes.makeAsyncIterator()
         try append("two\n", to: parent + "/history")
         try append("# a comment\n", to: directory + "/10-a.rules")
@@ -35,7 +35,7 @@ struct FileWatcherTests {
         try tree.write("config/openurld/rules.d/10-a.rules", "[Rule a]\nResult=handled\n")
         try FileManager.default.createDirectory(atPath: outer + "/inner", withIntermediateDirectories: true)
         let (changes, changed) = AsyncStream<Void>.makeStream()
-        let watcher = try #require(FileWatcher(directories: [outer, outer + "/inner"], settle: .milliseconds(1)) { changed.yield() })
+        let watcher = try await watching { FileWatcher(directories: [outer, outer + "/inner"], settle: .milliseconds(1)) { changed.yield() } }
         var reported = changes.makeAsyncIterator()
         try append("# a comment\n", to: outer + "/10-a.rules")
         _ = await reported.next()
@@ -47,11 +47,17 @@ struct FileWatcherTests {
         let tree = try XDGTree()
         let directory = tree.root + "/config/openurld/rules.d"
         let (changes, changed) = AsyncStream<Void>.makeStream()
-        let watcher = try #require(FileWatcher(directories: [directory], settle: .milliseconds(1)) { changed.yield() })
+        let watcher = try await watching { FileWatcher(directories: [directory], settle: .milliseconds(1)) { changed.yield() } }
         var reported = changes.makeAsyncIterator()
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         _ = await reported.next()
         withExtendedLifetime(watcher) {}
+    }
+
+    /// The watcher `make` makes, once an inotify instance is free: the
+    /// limit is per user, and the other tests of a parallel run hold many.
+    private func watching(_ make: () -> FileWatcher?) async throws -> FileWatcher {
+        try #require(try await eventuallyMade(within: .seconds(30), make), "no inotify instance came free within 30 s")
     }
 
     private func append(_ text: String, to path: String) throws {

@@ -6,3 +6,16 @@ public func eventually(within limit: Duration = .seconds(5), _ condition: () -> 
     while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
     return condition()
 }
+
+/// The first value `make` makes within `limit`, asked every 2 ms; `nil` if
+/// none. For what other tests of a parallel run may hold for a while: an
+/// inotify instance (128 for each user, and the run's daemons, portals and
+/// GTK windows hold many at once) is made again once one is let go.
+public func eventuallyMade<T>(within limit: Duration = .seconds(5), _ make: () -> T?) async throws -> T? {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if let made = make() { return made }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+    return make()
+}
