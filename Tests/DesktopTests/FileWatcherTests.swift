@@ -19,8 +19,8 @@ struct FileWatcherTests {
         let (changes, changed) = AsyncStream<Void>.makeStream()
         let watcher = try await watching { FileWatcher(directories: [directory], settle: .milliseconds(1)) { changed.yield() } }
         var reported = changes.makeAsyncIterator()
-        try append("two\n", to: parent + "/history")
-        try append("# a comment\n", to: directory + "/10-a.rules")
+        try tree.append("config/openurld/history", "two\n")
+        try tree.append("config/openurld/rules.d/10-a.rules", "# a comment\n")
         _ = await reported.next()
         // inotify queues events in order: the parent's, had it been
         // queued, was read before the rule file's.
@@ -37,7 +37,7 @@ struct FileWatcherTests {
         let (changes, changed) = AsyncStream<Void>.makeStream()
         let watcher = try await watching { FileWatcher(directories: [outer, outer + "/inner"], settle: .milliseconds(1)) { changed.yield() } }
         var reported = changes.makeAsyncIterator()
-        try append("# a comment\n", to: outer + "/10-a.rules")
+        try tree.append("config/openurld/rules.d/10-a.rules", "# a comment\n")
         _ = await reported.next()
         withExtendedLifetime(watcher) {}
     }
@@ -58,12 +58,5 @@ struct FileWatcherTests {
     /// limit is per user, and the other tests of a parallel run hold many.
     private func watching(_ make: () -> FileWatcher?) async throws -> FileWatcher {
         try #require(try await eventuallyMade(within: .seconds(30), make), "no inotify instance came free within 30 s")
-    }
-
-    private func append(_ text: String, to path: String) throws {
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(text.utf8))
-        try handle.close()
     }
 }

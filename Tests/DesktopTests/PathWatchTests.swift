@@ -157,15 +157,11 @@ import TestSupport
         _ = try database.catalog()  // the watch is made at the second lookup
         #expect(database.previousDefaults()["x-scheme-handler/https"] == nil)
         #expect(database.previousDefaults()["x-scheme-handler/https"] == nil)
-        let path = tree.root + "/state/openurld/previous-defaults.list"
         try tree.write("state/openurld/previous-defaults.list", "[Previous Defaults]\nx-scheme-handler/https=a.desktop\n")
         #expect(database.previousDefaults()["x-scheme-handler/https"] == "a.desktop")
         _ = try database.catalog()  // a new watch, the record's file in it
         #expect(database.previousDefaults()["x-scheme-handler/https"] == "a.desktop")
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("x-scheme-handler/mailto=a.desktop\n".utf8))
-        try handle.close()
+        try tree.append("state/openurld/previous-defaults.list", "x-scheme-handler/mailto=a.desktop\n")
         #expect(database.previousDefaults()["x-scheme-handler/mailto"] == "a.desktop")
     }
 }

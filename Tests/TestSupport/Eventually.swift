@@ -2,9 +2,7 @@
 /// another thread or queue makes true in its own time (a closed connection
 /// freed once its loop lets go), where nothing can be awaited instead.
 public func eventually(within limit: Duration = .seconds(5), _ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-    return condition()
+    try await eventuallyMade(within: limit) { condition() ? () : nil } != nil
 }
 
 /// The first value `make` makes within `limit`, asked every 2 ms; `nil` if

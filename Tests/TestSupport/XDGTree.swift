@@ -54,6 +54,15 @@ public final class XDGTree: Sendable {
         if executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
     }
 
+    /// Appends to a file below the root, in place: one write and one close,
+    /// as an editor that does not replace the file saves it.
+    public func append(_ relativePath: String, _ content: String) throws {
+        guard let handle = FileHandle(forWritingAtPath: root + "/" + relativePath) else { throw FixtureError("cannot open \(relativePath) to append to it") }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(content.utf8))
+        try handle.close()
+    }
+
     /// A desktop entry for the recorder; `exec` defaults to `recorder NAME %u`.
     public func app(
         _ id: String, in directory: String = "data/applications", schemes: [String], exec: String? = nil,
