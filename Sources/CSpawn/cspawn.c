@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 #include "cspawn.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 #include <spawn.h>
 
 int cspawn(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
@@ -38,3 +40,5 @@ done:
     posix_spawn_file_actions_destroy(&actions);
     return result;
 }
+
+int cspawn_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

@@ -74,7 +74,11 @@ public final class Launcher: Sendable {
         }
         let pid: pid_t
         do {
-            pid = try spawn(program, arguments: argv, environment: environment.map { "\($0.key)=\($0.value)" }, newSession: true)
+            let environment = environment.map { "\($0.key)=\($0.value)" }
+            // A program only just installed may be briefly busy; the wait stays within the walk's deadline.
+            pid = try await retryingWhileTextFileBusy(within: LaunchDeadline.timeout(atMost: .milliseconds(500)) ?? .zero) { () throws(SpawnError) in
+                try spawn(program, arguments: argv, environment: environment, newSession: true)
+            }
         } catch {
             throw Failure(reason: "\(entry.id): \(error)")
         }

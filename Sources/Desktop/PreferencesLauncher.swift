@@ -13,12 +13,16 @@ public enum PreferencesLauncher {
             var launched = environment
             launched["XDG_ACTIVATION_TOKEN"] = token
             launched["DESKTOP_STARTUP_ID"] = token
-            do {
-                let pid = try spawn(program, arguments: ["openurld-chooser"], environment: launched.map { $0.key + "=" + $0.value },
-                                    newSession: true)
-                reaper.adopt(pid)
-            } catch {
-                warn("cannot start the preferences window: \(error)")
+            let environment = launched.map { $0.key + "=" + $0.value }
+            Task {
+                do throws(SpawnError) {
+                    let pid = try await retryingWhileTextFileBusy { () throws(SpawnError) in
+                        try spawn(program, arguments: ["openurld-chooser"], environment: environment, newSession: true)
+                    }
+                    reaper.adopt(pid)
+                } catch {
+                    warn("cannot start the preferences window: \(error)")
+                }
             }
         }
     }

@@ -1,3 +1,4 @@
+import CSpawn
 import Dispatch
 import Glibc
 import Posix
@@ -17,23 +18,31 @@ public struct CapturedRun: Sendable {
 /// output, killing it at `deadline`. Standard input is `input` (/dev/null
 /// when empty), standard error is inherited. Blocking work happens on a
 /// Dispatch worker, never on the caller's task.
-/// - Throws: `SpawnError` when it cannot be started.
+/// - Throws: `SpawnError` when it cannot be started (a program only just
+///   written, and so briefly busy, is waited for: `retryingWhileTextFileBusy`).
 public func runCapturingOutput(
     _ program: String, arguments: [String], environment: [String], input: [UInt8] = [], deadline: Duration, limit: Int = 65536
 ) async throws(SpawnError) -> CapturedRun {
     var fds: [Int32] = [-1, -1]
     var inputFDs: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { throw SpawnError(program: program, code: errno) }
-    guard input.isEmpty || pipe(&inputFDs) == 0 else {
+    guard cspawn_pipe(&fds) == 0 else { throw SpawnError(program: program, code: errno) }
+    guard input.isEmpty || cspawn_pipe(&inputFDs) == 0 else {
         let code = errno
         close(fds[0])
         close(fds[1])
         throw SpawnError(program: program, code: code)
     }
+    // The deadline counts from here: waiting out a busy program spends it.
+    // (Plain nanoseconds: see `retryingWhileTextFileBusy`.)
+    let (seconds, attoseconds) = deadline.components
+    let deadlineNanoseconds = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+    let started = DispatchTime.now().uptimeNanoseconds
     let pid: pid_t
     do {
-        pid = try spawn(program, arguments: arguments, environment: environment, stdin: input.isEmpty ? .null : .descriptor(inputFDs[0]),
-                        stdout: .descriptor(fds[1]), stderr: .inherit)
+        let stdin: StandardStream = input.isEmpty ? .null : .descriptor(inputFDs[0])
+        pid = try await retryingWhileTextFileBusy(within: min(deadline, .milliseconds(500))) { () throws(SpawnError) in
+            try spawn(program, arguments: arguments, environment: environment, stdin: stdin, stdout: .descriptor(fds[1]), stderr: .inherit)
+        }
     } catch {
         (fds + inputFDs).filter { $0 >= 0 }.forEach { close($0) }
         throw error
@@ -53,8 +62,9 @@ public func runCapturingOutput(
     // Once the child is reaped its PID may be reused: the deadline may kill
     // only while `finished` is false, which is set before reaping.
     let state = Mutex((finished: false, killed: false))
-    let (seconds, attoseconds) = deadline.components
-    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) {
+    let spent = DispatchTime.now().uptimeNanoseconds &- started
+    let left = deadlineNanoseconds > spent ? deadlineNanoseconds - spent : 0
+    DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: left))) {
         state.withLock { state in
             guard !state.finished else { return }
             state.killed = true

@@ -68,6 +68,30 @@ struct LaunchTests {
         }
     }
 
+    /// A program only just written, still open for writing somewhere (as in
+    /// the child of another thread of its writer, between fork and exec), is
+    /// busy, not broken: the launch waits for it instead of failing.
+    @Test func aProgramStillOpenForWritingIsWaitedFor() async throws {
+        let tree = try XDGTree()
+        let path = tree.root + "/bin/fresh"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        #expect(descriptor >= 0)
+        let script = Array("#!/bin/sh\nexec recorder fresh \"$@\"\n".utf8)
+        #expect(write(descriptor, script, script.count) == script.count)
+        try tree.app("fresh.desktop", schemes: ["https"], exec: "fresh %u")
+        let letGo = Task {
+            try? await Task.sleep(for: .milliseconds(50))
+            close(descriptor)
+        }
+        try await withLauncher(tree) { d in
+            let client = try await d.bus.connect()
+            let (accepted, result) = try await d.openWithOptions(client, "https://fresh.example/")
+            #expect(accepted, "\(result)")
+            #expect(try await tree.waitForRecords(1).first?.app == "fresh")
+        }
+        await letGo.value
+    }
+
     @Test func failuresAreReportedWithReasons() async throws {
         let tree = try XDGTree()
         try tree.write("bin/bad-interpreter", "#!/nonexistent/interpreter\n", executable: true)

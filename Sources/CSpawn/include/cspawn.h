@@ -17,4 +17,8 @@
 int cspawn(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
            int stderr_fd, int new_session, pid_t *pid);
 
+/// `pipe2(fds, O_CLOEXEC)`: a pipe whose ends no program started meanwhile
+/// by another thread inherits. Returns 0, or -1 with errno set.
+int cspawn_pipe(int fds[2]);
+
 #endif

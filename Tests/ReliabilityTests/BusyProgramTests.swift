@@ -1,0 +1,111 @@
+import Foundation
+import Spawn
+import Synchronization
+import Testing
+import TestSupport
+
+/// A program held open for writing (`ETXTBSY`) is waited for, not failed:
+/// `retryingWhileTextFileBusy`, which every spawner that runs a program
+/// someone may only just have written goes through.
+struct BusyProgramTests {
+    /// A script written by this process, its descriptor still open: exactly
+    /// what another thread's child holds between its fork and its exec.
+    final class HeldScript: Sendable {
+        let path: String
+        private let descriptor: Mutex<Int32>
+        private let tree: XDGTree  // removed with the script
+
+        init(in tree: XDGTree) throws {
+            self.tree = tree
+            path = tree.root + "/bin/held"
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+            descriptor = Mutex(fd)
+            guard fd >= 0 else { throw FixtureError("cannot create \(path)") }
+            let script = Array("#!/bin/sh\nexit 0\n".utf8)
+            guard write(fd, script, script.count) == script.count else { throw FixtureError("cannot write \(path)") }
+        }
+
+        func start() throws(SpawnError) -> pid_t {
+            try spawn(path, arguments: ["held"], environment: [])
+        }
+
+        /// Closes the descriptor, once.
+        func letGo() {
+            descriptor.withLock { fd in
+                if fd >= 0 { close(fd) }
+                fd = -1
+            }
+        }
+
+        deinit { letGo() }
+    }
+
+    static func exitStatus(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return status
+    }
+
+    /// The failure the retry is for is real: the kernel refuses the exec.
+    @Test func aProgramOpenForWritingCannotRun() throws {
+        let script = try HeldScript(in: XDGTree())
+        let error = #expect(throws: SpawnError.self) { try script.start() }
+        #expect(error?.code == ETXTBSY)
+    }
+
+    /// Tried again until the writer lets go; here it lets go at the third try.
+    @Test func aProgramIsRunOnceTheWriterLetsGo() async throws {
+        let script = try HeldScript(in: XDGTree())
+        var tries = 0
+        let pid = try await retryingWhileTextFileBusy { () throws(SpawnError) in
+            tries += 1
+            if tries == 3 { script.letGo() }
+            return try script.start()
+        }
+        #expect(tries == 3)
+        #expect(Self.exitStatus(pid) == 0)
+    }
+
+    /// A program that stays busy fails as busy once the time is up, after
+    /// pauses that grew rather than a spin.
+    @Test func aProgramBusyPastTheLimitFails() async throws {
+        let script = try HeldScript(in: XDGTree())
+        var tries = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        let error = await #expect(throws: SpawnError.self) {
+            _ = try await retryingWhileTextFileBusy(within: .milliseconds(40)) { () throws(SpawnError) in
+                tries += 1
+                return try script.start()
+            }
+        }
+        #expect(error?.code == ETXTBSY)
+        #expect(clock.now - start < .seconds(1))
+        // 1 + 2 + 4 + 8 + 16 ms fit in 40 ms; the next pause would not.
+        #expect((2...6).contains(tries), "\(tries) tries")
+    }
+
+    /// Any other failure answers at once: a missing program is not waited for.
+    @Test func otherFailuresAreNotRetried() async throws {
+        var tries = 0
+        let error = await #expect(throws: SpawnError.self) {
+            _ = try await retryingWhileTextFileBusy { () throws(SpawnError) in
+                tries += 1
+                return try spawn("/nonexistent/program", arguments: ["program"], environment: [])
+            }
+        }
+        #expect(error?.code == ENOENT)
+        #expect(tries == 1)
+    }
+
+    /// A captured run (how the dmenu chooser runs its menu) waits for a busy
+    /// program too: the writer lets go 50 ms in, while the run waits.
+    @Test func aCapturedRunWaitsForABusyProgram() async throws {
+        let tree = try XDGTree()
+        let script = try HeldScript(in: tree)
+        let release = Task { try await Task.sleep(for: .milliseconds(50)); script.letGo() }
+        let run = try await runCapturingOutput(script.path, arguments: ["held"], environment: [], deadline: .seconds(5))
+        try await release.value
+        #expect(run.status == 0 && !run.timedOut)
+    }
+}
