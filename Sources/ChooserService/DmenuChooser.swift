@@ -21,6 +21,7 @@ public final class DmenuChooser: Sendable {
     /// `--prompt '%wOpen %u with: '`.
     public let command: [String]
     let environment: [String: String]
+    let warn: @Sendable (String) -> Void
     private let turn = Mutex<[CheckedContinuation<Void, Never>]?>(nil)
 
     /// The line that means "use the default application" (followed by the
@@ -30,10 +31,13 @@ public final class DmenuChooser: Sendable {
     /// How long `%u` may be: a prompt shares its line with what is typed.
     public static let shortenedURLLength = 60
 
-    /// A chooser running the menu `command` (its `%h`, `%u`, `%w` filled in) with `environment`.
-    public init(command: [String], environment: [String: String]) {
+    /// A chooser running the menu `command` (its `%h`, `%u`, `%w` filled in)
+    /// with `environment`, telling `warn` why when the menu cannot run (the
+    /// request is then cancelled: nothing opens).
+    public init(command: [String], environment: [String: String], warn: @escaping @Sendable (String) -> Void) {
         self.command = command
         self.environment = environment
+        self.warn = warn
     }
 
     /// A target's line: its name and, in brackets, its written form
@@ -110,14 +114,20 @@ public final class DmenuChooser: Sendable {
         guard deadline > now &+ 100_000_000 else { return .unanswered }
         let left = Duration.nanoseconds(Int64(clamping: deadline - now))
         guard let program = command.first, let path = findExecutable(program, path: environment["PATH"]) else {
+            warn("the menu program '\(command.first ?? "")' is not on PATH")
             return .cancelled
         }
         let arguments = [program] + command.dropFirst().map { Self.argument($0, for: request) }
         let input = Array((Self.lines(for: request).joined(separator: "\n") + "\n").utf8)
-        guard let run = try? await runCapturingOutput(
-            path, arguments: arguments, environment: environment.map { $0.key + "=" + $0.value }, input: input,
-            deadline: left)
-        else { return .cancelled }
+        let run: CapturedRun
+        do {
+            run = try await runCapturingOutput(
+                path, arguments: arguments, environment: environment.map { $0.key + "=" + $0.value }, input: input,
+                deadline: left)
+        } catch {
+            warn("\(error)")
+            return .cancelled
+        }
         if run.timedOut { return .unanswered }
         guard run.status == 0 else { return .cancelled }
         return Self.reply(to: String(decoding: run.output, as: UTF8.self), for: request)

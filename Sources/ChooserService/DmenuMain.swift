@@ -1,5 +1,6 @@
 import CommandLineOptions
 import Glibc
+import SafeText
 import Spawn
 
 /// The `openurld-chooser-dmenu` program: parse, pick the menu, serve. One
@@ -26,7 +27,9 @@ public enum DmenuMain {
                 _ = message.withCString { write(2, $0, strlen($0)) }
                 return 1
             }
-            let chooser = DmenuChooser(command: command, environment: environment)
+            let chooser = DmenuChooser(command: command, environment: environment) { problem in
+                ChooserService.journalLine(3, "openurld-chooser-dmenu: " + displayable(problem))
+            }
             return await ChooserService.run(
                 program: "openurld-chooser-dmenu", address: options.chooser.address, environment: environment, idleExit: options.chooser.idleExit,
                 log: ChooserService.journalLine

@@ -6,6 +6,7 @@ import Glibc
 import Router
 import Routing
 import Spawn
+import Synchronization
 import Testing
 import TestSupport
 
@@ -212,7 +213,7 @@ import TestSupport
         let tree = try XDGTree()
         // The menu counts its runs and stays up until the test's time limit closes it.
         try tree.write("bin/menu", "#!/bin/sh\necho run >> \"$RECORDS/menu-runs\"\nexec sleep 60\n", executable: true)
-        let chooser = DmenuChooser(command: [tree.root + "/bin/menu"], environment: tree.environment)
+        let chooser = DmenuChooser(command: [tree.root + "/bin/menu"], environment: tree.environment) { Issue.record("the menu cannot run: \($0)") }
         let request = ChoiceRequest(
             url: try ValidatedURL("https://x.example/"),
             candidates: [ChooserCandidate(target: .application("a.desktop"), name: "A", icon: "")])
@@ -226,9 +227,27 @@ import TestSupport
         async let second = chooser.choose(request, within: .milliseconds(200))
         // The menu killed at the deadline, and the request that never got
         // one, are both "unanswered", as the daemon's own wait running out is.
-        #expect(await first == .unanswered)
-        #expect(await second == .unanswered)
+        let (answered, alsoAnswered) = await (first, second)
+        #expect(answered == .unanswered)
+        #expect(alsoAnswered == .unanswered)
         #expect(try String(contentsOfFile: runs, encoding: .utf8) == "run\n", "one menu, for the request still waited for")
+    }
+
+    /// A menu that cannot run cancels the request (nothing opens) and says
+    /// why, naming the program, rather than failing without a word.
+    @Test(arguments: [
+        ("missing-menu", "the menu program 'missing-menu' is not on PATH"),
+        ("bin/bad-menu", "cannot run {root}/bin/bad-menu: No such file or directory"),
+    ])
+    func aMenuThatCannotRunSaysWhy(command: String, warning: String) async throws {
+        let tree = try XDGTree()
+        try tree.write("bin/bad-menu", "#!/nonexistent/interpreter\n", executable: true)
+        let warnings = Mutex<[String]>([])
+        let program = command.hasPrefix("bin/") ? tree.root + "/" + command : command
+        let chooser = DmenuChooser(command: [program], environment: tree.environment) { line in warnings.withLock { $0.append(line) } }
+        let request = ChoiceRequest(url: try ValidatedURL("https://x.example/"), candidates: [ChooserCandidate(target: .application("a.desktop"), name: "A", icon: "")])
+        #expect(await chooser.choose(request, within: .seconds(5)) == .cancelled)
+        #expect(warnings.withLock { $0 } == [warning.replacingOccurrences(of: "{root}", with: tree.root)])
     }
 
     /// Both choosers serve `ChooserService`'s interface; this one needs no display.

@@ -52,7 +52,7 @@ import XDG
         try await withXvfb { x in
             let home = try makeTemporaryDirectory(prefix: "openurld-menu")
             let environment = ["DISPLAY": x.display, "PATH": "/usr/bin:/bin", "HOME": home, "BEMENU_BACKEND": "x11", "LANG": "C.UTF-8"]
-            let chooser = DmenuChooser(command: Self.command(menu), environment: environment)
+            let chooser = DmenuChooser(command: Self.command(menu), environment: environment) { Issue.record("\(menu) cannot run: \($0)") }
             func typing(_ keys: [String]) -> () async throws -> Void {
                 return {
                     let mapped = try await run(["timeout", "20", "xdotool", "search", "--sync", "--onlyvisible", "--class", menu], environment: environment)
@@ -78,7 +78,7 @@ import XDG
             // fuzzel as the adapter runs it, with its protocol log: the first
             // buffer it attaches after configuring says it is on screen.
             let command = ["sh", "-c", "WAYLAND_DEBUG=1 exec \"$0\" \"$@\" 2>\"$MENU_LOG\""] + Self.command("fuzzel")
-            let chooser = DmenuChooser(command: command, environment: environment)
+            let chooser = DmenuChooser(command: command, environment: environment) { Issue.record("fuzzel cannot run: \($0)") }
             func typing(_ arguments: [String]) -> () async throws -> Void {
                 return {
                     let clock = ContinuousClock()
