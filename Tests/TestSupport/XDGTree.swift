@@ -46,12 +46,36 @@ public final class XDGTree: Sendable {
     }
 
     /// Writes a file below the root, creating directories.
+    ///
+    /// An executable is written by another process (`install`), so that this
+    /// one never holds it open for writing: a test process's threads start
+    /// programs all the time, and a child forked while the file was open
+    /// would hold it until its own exec, and running the file meanwhile,
+    /// as an app or through `gio`, `xdg-open` or D-Bus activation, fails
+    /// with ETXTBSY ("Text file busy").
     public func write(_ relativePath: String, _ content: String, executable: Bool = false) throws {
         let path = root + "/" + relativePath
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try content.write(toFile: path, atomically: true, encoding: .utf8)
-        if executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path) }
+        if executable {
+            try Self.install(content, at: path)
+        } else {
+            try content.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// `install -m 755 /dev/stdin path`, `content` on its standard input.
+    private static func install(_ content: String, at path: String) throws {
+        let installer = Process()
+        installer.executableURL = URL(fileURLWithPath: "/usr/bin/install")
+        installer.arguments = ["-m", "755", "/dev/stdin", path]
+        let input = Pipe()
+        installer.standardInput = input
+        try installer.run()
+        try input.fileHandleForWriting.write(contentsOf: Data(content.utf8))
+        try input.fileHandleForWriting.close()
+        installer.waitUntilExit()
+        guard installer.terminationStatus == 0 else { throw FixtureError("install could not write \(path)") }
     }
 
     /// Appends to a file below the root, in place: one write and one close,
