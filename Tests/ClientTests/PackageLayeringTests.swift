@@ -23,7 +23,7 @@ import TestSupport
             // A description's second line is indented further.
             guard !line.dropFirst(5).hasPrefix(" ") else { continue }
             let words = line.dropFirst(5).split(separator: " ")
-            guard let first = words.first else { continue }
+            guard !words.isEmpty else { continue }
             // "openurld, openurl  main.swift: …" names two (or more).
             let listed = words.prefix { $0.hasSuffix(",") }
             names += listed.map { String($0.dropLast()) } + [String(words[listed.count])]
