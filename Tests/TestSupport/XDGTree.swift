@@ -1,4 +1,5 @@
 import Foundation
+import Spawn
 
 /// A temporary XDG tree with recorder programs as the "apps". Every XDG
 /// variable points inside it, so nothing from the real desktop is found and
@@ -58,24 +59,24 @@ public final class XDGTree: Sendable {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         if executable {
-            try Self.install(content, at: path)
+            try install(content, at: path)
         } else {
             try content.write(toFile: path, atomically: true, encoding: .utf8)
         }
     }
 
-    /// `install -m 755 /dev/stdin path`, `content` on its standard input.
-    private static func install(_ content: String, at path: String) throws {
-        let installer = Process()
-        installer.executableURL = URL(fileURLWithPath: "/usr/bin/install")
-        installer.arguments = ["-m", "755", "/dev/stdin", path]
-        let input = Pipe()
-        installer.standardInput = input
-        try installer.run()
-        try input.fileHandleForWriting.write(contentsOf: Data(content.utf8))
-        try input.fileHandleForWriting.close()
-        installer.waitUntilExit()
-        guard installer.terminationStatus == 0 else { throw FixtureError("install could not write \(path)") }
+    /// `install -m 755 SOURCE path`, from a plain file this process writes
+    /// and never runs. Waited for with `waitpid`: Foundation's
+    /// `Process.waitUntilExit` polls every 50 ms, and held a test's thread
+    /// (of two in CI's pool) that long for every tree.
+    private func install(_ content: String, at path: String) throws {
+        let source = root + "/.install-source-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        try content.write(toFile: source, atomically: false, encoding: .utf8)
+        defer { unlink(source) }
+        let pid = try spawn("/usr/bin/install", arguments: ["install", "-m", "755", source, path], environment: [], stderr: .inherit)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw FixtureError("install could not write \(path) (status \(status))") }
     }
 
     /// Appends to a file below the root, in place: one write and one close,
