@@ -79,9 +79,14 @@ struct LaunchTests {
         let script = Array("#!/bin/sh\nexec recorder fresh \"$@\"\n".utf8)
         #expect(write(descriptor, script, script.count) == script.count)
         try tree.app("fresh.desktop", schemes: ["https"], exec: "fresh %u")
-        let letGo = Task {
-            try? await Task.sleep(for: .milliseconds(50))
-            close(descriptor)
+        // Let go from a thread of its own, 50 ms in: a test task's sleep can
+        // run long on a loaded machine, past the launch's 500 ms of waiting.
+        async let letGo: Void = withCheckedContinuation { continuation in
+            Thread {
+                usleep(50_000)
+                close(descriptor)
+                continuation.resume()
+            }.start()
         }
         try await withLauncher(tree) { d in
             let client = try await d.bus.connect()
@@ -89,7 +94,7 @@ struct LaunchTests {
             #expect(accepted, "\(result)")
             #expect(try await tree.waitForRecords(1).first?.app == "fresh")
         }
-        await letGo.value
+        await letGo
     }
 
     @Test func failuresAreReportedWithReasons() async throws {
