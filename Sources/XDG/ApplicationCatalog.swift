@@ -108,8 +108,8 @@ public struct ApplicationCatalog: Sendable {
         forScheme scheme: String, system: System, previous: PreviousDefaults = .init()
     ) -> (entry: DesktopEntry, reason: FallbackReason)? {
         let type = "x-scheme-handler/" + scheme
-        if let current = currentDefault(for: type, system: system), !isDispatcher(current, system: system) {
-            return (current, .schemeDefault)
+        if let current = currentDefaultAndWhether(for: type, system: system), !current.isDispatcher {
+            return (current.entry, .schemeDefault)
         }
         let isWeb = Self.webSchemes.contains(scheme)
         // KIO sends http: to the https default: the two web schemes stand in for each other.
@@ -154,11 +154,19 @@ public struct ApplicationCatalog: Sendable {
     /// dispatcher included: the first valid desktop file the
     /// `[Default Applications]` lines name, level by level.
     public func currentDefault(for mimeType: String, system: System) -> DesktopEntry? {
+        currentDefaultAndWhether(for: mimeType, system: system)?.entry
+    }
+
+    /// `currentDefault`, and whether it is the dispatcher: each candidate's
+    /// program looked up once for both questions.
+    private func currentDefaultAndWhether(for mimeType: String, system: System) -> (entry: DesktopEntry, isDispatcher: Bool)? {
         for level in levels {
             for name in names(of: mimeType) {
                 for id in level.defaults[name] ?? [] {
-                    guard let installed = entries[id] else { continue }
-                    if isDispatcher(installed.entry, system: system) || isUsable(installed.entry, system: system) { return installed.entry }
+                    guard let entry = entries[id]?.entry else { continue }
+                    let program = Program(of: entry, system: system)
+                    if system.isDispatcher(entry, program.resolved) { return (entry, true) }
+                    if isUsable(entry, program: program, system: system) { return (entry, false) }
                 }
             }
         }
@@ -226,22 +234,40 @@ public struct ApplicationCatalog: Sendable {
 
     /// Whether the entry is the dispatcher: by its ID, its bus name or the program it runs.
     public func isDispatcher(_ entry: DesktopEntry, system: System) -> Bool {
-        let program = entry.exec.flatMap { try? ExecLine($0) }.flatMap { system.resolve($0.program) }
-        return system.isDispatcher(entry, program)
+        system.isDispatcher(entry, Program(of: entry, system: system).resolved)
     }
 
     /// Whether the entry can be launched and is not the dispatcher.
     public func isUsable(_ entry: DesktopEntry, system: System) -> Bool {
         guard entry.isApplication, !entry.hidden else { return false }
+        return isUsable(entry, program: Program(of: entry, system: system), system: system)
+    }
+
+    /// An entry's `Exec` line read, and its program looked up: what both
+    /// `isDispatcher` and `isUsable` need, so that asking both costs one
+    /// parse and one lookup.
+    private struct Program {
+        /// Whether the entry has an `Exec` line that parses.
+        let parsed: Bool
+        /// The program's resolved path; `nil` without one, or when it is not installed.
+        let resolved: String?
+
+        init(of entry: DesktopEntry, system: System) {
+            let line = entry.exec.flatMap { try? ExecLine($0) }
+            parsed = line != nil
+            resolved = line.flatMap { system.resolve($0.program) }
+        }
+    }
+
+    private func isUsable(_ entry: DesktopEntry, program: Program, system: System) -> Bool {
+        guard entry.isApplication, !entry.hidden else { return false }
         if let tryExec = entry.tryExec, system.resolve(tryExec) == nil { return false }
-        var resolved: String?
-        if let exec = entry.exec {
-            guard let line = try? ExecLine(exec) else { return entry.dbusActivatable && !system.isDispatcher(entry, nil) }
-            resolved = system.resolve(line.program)
-            if resolved == nil && !entry.dbusActivatable { return false }
-        } else if !entry.dbusActivatable {
+        // No Exec line, or one that cannot be read: only D-Bus activation can start it.
+        if entry.exec == nil || !program.parsed {
+            guard entry.dbusActivatable else { return false }
+        } else if program.resolved == nil && !entry.dbusActivatable {
             return false
         }
-        return !system.isDispatcher(entry, resolved)
+        return !system.isDispatcher(entry, program.resolved)
     }
 }
