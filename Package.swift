@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "RulesTests", dependencies: ["ChooserService", "HostNames", "Rules", "Routing", "LinearRegex", "XDG", "Router", "TestSupport"]),
         .testTarget(name: "XDGTests", dependencies: ["XDG", "Routing", "MagicReference"]),
         .testTarget(name: "DesktopTests", dependencies: ["XDG", "Desktop", "FileAccess", "Router", "Routing", "TestSupport"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Router", "Routing", "XDG", "Spawn", "TestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["OpenURLDaemon", "DBus", "DispatcherAPI", "Desktop", "Router", "Routing", "SafeText", "XDG", "Spawn", "TestSupport"]),
         .testTarget(name: "ClientTests", dependencies: ["XDG", "Rules", "OpenURL", "OpenURLCommand", "OpenURLDaemon", "Router", "Desktop", "DBus", "DispatcherAPI", "Routing", "Spawn", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["CommandLineOptions", "FileAccess", "XDG", "OpenURLDaemon", "DBus", "DispatcherAPI", "Router", "Desktop", "Routing", "Rules", "Spawn", "TestSupport"]),
     ],

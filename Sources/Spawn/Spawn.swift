@@ -45,10 +45,9 @@ public func spawn(
     _ program: String, arguments: [String], environment: [String], stdin: StandardStream = .null,
     stdout: StandardStream = .null, stderr: StandardStream = .null, newSession: Bool = false
 ) throws(SpawnError) -> pid_t {
-    // A NUL would silently cut a C string short: refuse rather than run something else.
-    if program.containsByte(0) || arguments.contains(where: { $0.containsByte(0) }) || environment.contains(where: { $0.containsByte(0) }) {
-        throw SpawnError(program: program, code: EINVAL)
-    }
+    // A NUL would silently cut a C string short: refuse rather than run
+    // something else (`CStringBlock` refuses one in an argument or a variable).
+    if program.containsByte(0) { throw SpawnError(program: program, code: EINVAL) }
     let null = open("/dev/null", O_RDWR | O_CLOEXEC)
     guard null >= 0 else { throw SpawnError(program: program, code: errno) }
     defer { close(null) }
@@ -59,23 +58,63 @@ public func spawn(
         case .descriptor(let fd): fd
         }
     }
+    guard let argv = CStringBlock(arguments) else { throw SpawnError(program: program, code: EINVAL) }
+    defer { argv.deallocate() }
+    guard let envp = CStringBlock(environment) else { throw SpawnError(program: program, code: EINVAL) }
+    defer { envp.deallocate() }
     var pid: pid_t = 0
-    let result = withCStrings(arguments) { argv in
-        withCStrings(environment) { envp in
-            EscapedBytes.withCString(program) { program in cspawn(
-                program, argv, envp, descriptor(stdin, 0), descriptor(stdout, 1), descriptor(stderr, 2),
-                newSession ? 1 : 0, &pid) }
-        }
+    let result = EscapedBytes.withCString(program) { program in
+        cspawn(program, argv.pointers, envp.pointers, descriptor(stdin, 0), descriptor(stdout, 1), descriptor(stderr, 2),
+               newSession ? 1 : 0, &pid)
     }
     guard result == 0 else { throw SpawnError(program: program, code: result) }
     return pid
 }
 
-/// Calls `body` with a NULL-terminated C array of the strings' bytes.
-private func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
-    let pointers = strings.map { string in EscapedBytes.withCString(string) { strdup($0) } } + [nil]
-    defer { pointers.forEach { free($0) } }
-    return body(pointers)
+/// Strings as `execve` takes them: a NULL-terminated array of pointers to
+/// NUL-terminated bytes, each string's bytes as `EscapedBytes` says it
+/// stands for. All the bytes share one allocation: a launch hands on some
+/// forty strings, and a copy of each had cost a `malloc` and a `free`.
+private struct CStringBlock {
+    let pointers: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
+    private let bytes: UnsafeMutablePointer<CChar>
+
+    /// `nil` when a string holds a NUL, which would cut it short.
+    init?(_ strings: [String]) {
+        // An escape stands for one byte in four of UTF-8: no string's bytes outgrow its UTF-8.
+        let capacity = strings.reduce(0) { $0 + $1.utf8.count + 1 }
+        bytes = .allocate(capacity: max(capacity, 1))
+        pointers = .allocate(capacity: strings.count + 1)
+        var offset = 0
+        for (index, string) in strings.enumerated() {
+            let start = bytes + offset
+            var string = string
+            // Nearly every string has no escape (each begins with 0xF4): its own UTF-8, copied.
+            let copied = string.withUTF8 { utf8 -> Int? in
+                guard let base = utf8.baseAddress, !utf8.isEmpty else { return 0 }
+                guard memchr(base, 0xF4, utf8.count) == nil else { return nil }
+                UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: utf8.count)
+                return utf8.count
+            }
+            let count = copied ?? EscapedBytes.encode(string).withUnsafeBytes { encoded in
+                if let base = encoded.baseAddress { UnsafeMutableRawPointer(start).copyMemory(from: base, byteCount: encoded.count) }
+                return encoded.count
+            }
+            guard memchr(start, 0, count) == nil else {
+                deallocate()
+                return nil
+            }
+            start[count] = 0
+            pointers[index] = start
+            offset += count + 1
+        }
+        pointers[strings.count] = nil
+    }
+
+    func deallocate() {
+        bytes.deallocate()
+        pointers.deallocate()
+    }
 }
 
 /// This process's arguments, `argv[0]` first, as their bytes say
