@@ -74,7 +74,7 @@ public final class Launcher: Sendable {
         }
         let pid: pid_t
         do {
-            let environment = environment.map { "\($0.key)=\($0.value)" }
+            let environment = environment.map(Self.assignment)
             // A program only just installed may be briefly busy; the wait stays within the walk's deadline.
             pid = try await retryingWhileTextFileBusy(within: LaunchDeadline.timeout(atMost: .milliseconds(500)) ?? .zero) { () throws(SpawnError) in
                 try spawn(program, arguments: argv, environment: environment, newSession: true)
@@ -110,6 +110,15 @@ public final class Launcher: Sendable {
         else { return EnvironmentRequest(sent: nil) }
         message.setNoAutoStart()
         return EnvironmentRequest(sent: connection.send(call: message, timeout: timeout))
+    }
+
+    /// `NAME=value`, made in one allocation (interpolated, each grew its string).
+    private static func assignment(_ variable: (key: String, value: String)) -> String {
+        var text = variable.key
+        text.reserveCapacity(variable.key.utf8.count + 1 + variable.value.utf8.count)
+        text += "="
+        text += variable.value
+        return text
     }
 
     /// The environment for a launched application.
