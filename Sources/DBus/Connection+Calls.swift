@@ -97,8 +97,22 @@ extension Connection {
             stopAwaiting(pending)
             return
         }
-        // Before the call, so that the bus's answers about the owner precede its reply.
-        if let name = pending.authority.watchedName { watchOwner(for: pending, of: name) }
+        if let name = pending.authority.watchedName {
+            // Before the call, so that the bus's answers about the owner precede its reply.
+            watchOwner(for: pending, of: name)
+            // A call that may not start its destination, to a name the bus
+            // said last nobody owns: the bus would answer NameHasNoOwner, so
+            // it is answered so here, without the round trip (the launcher
+            // asks systemd's user manager at every launch, and a system
+            // without one paid a round trip on each). A new owner's
+            // NameOwnerChanged ends this as it reaches us.
+            if message.flags.contains(.noAutoStart), isKnownUnowned(name) {
+                stopAwaiting(pending)
+                stopWatchingOwner(for: pending)
+                settle(pending, .failure(DBusError(.nameHasNoOwner, "the name \(name) has no owner, as the bus said last")))
+                return
+            }
+        }
         let serial: UInt32
         do {
             serial = try loop.send(message)

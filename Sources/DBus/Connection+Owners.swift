@@ -4,6 +4,9 @@
 struct OwnerWatch {
     /// The owner last reported, once `GetNameOwner` has answered.
     var owner: String?
+    /// Whether the bus has said who owns the name: `owner` is then `nil`
+    /// only when nobody does.
+    var isKnown = false
     /// The calls to the name now waiting for their replies.
     var waiting: [ObjectIdentifier: PendingCall] = [:]
 
@@ -69,20 +72,27 @@ extension Connection {
             arguments: [.string(name)])
         else { return }
         let lookup = PendingCall(connection: self, destination: .bus) { [self] result in
-            // NameHasNoOwner: the call will activate its destination, whose
-            // new owner NameOwnerChanged announces.
-            guard case .success(let reply) = result, let owner = try? reply.decode(String.self) else { return }
-            ownerAnnounced(owner, of: name)
+            switch result {
+            case .success(let reply):
+                if let owner = try? reply.decode(String.self) { ownerAnnounced(owner, of: name) }
+            case .failure(let error) where error.name == .nameHasNoOwner:
+                // Nobody, for now: a call may still activate it, and the new
+                // owner's NameOwnerChanged will say who.
+                ownerAnnounced("", of: name)
+            case .failure:
+                break
+            }
         }
         start(lookup, query, timeout: .seconds(25))
     }
 
-    /// Records a new owner of `name` for every call waiting on it. Loop queue.
+    /// Records a new owner of `name` (empty: none) for every call waiting on it. Loop queue.
     func ownerAnnounced(_ owner: String, of name: String) {
         loop.assertOnQueue()
         let waiting: [PendingCall] = state.withLock { state in
             guard state.ownerWatches[name] != nil else { return [] }
             state.ownerWatches[name]!.owner = owner.isEmpty ? nil : owner
+            state.ownerWatches[name]!.isKnown = true
             return Array(state.ownerWatches[name]!.waiting.values)
         }
         guard !owner.isEmpty else { return }
@@ -94,6 +104,12 @@ extension Connection {
     func noteOwnerChange(_ signal: Message) {
         guard let (name, newOwner) = OwnerWatch.change(in: signal), state.withLock({ $0.ownerWatches[name] != nil }) else { return }
         ownerAnnounced(newOwner, of: name)
+    }
+
+    /// Whether the bus said last that nobody owns `name`, which this
+    /// connection watches. Loop queue.
+    func isKnownUnowned(_ name: String) -> Bool {
+        state.withLock { state in state.ownerWatches[name].map { $0.isKnown && $0.owner == nil } ?? false }
     }
 
     /// Stops recording owners for a call that has its outcome. Loop queue.
