@@ -1,4 +1,4 @@
-import DBus
+@testable import DBus
 import Foundation
 import Synchronization
 import Testing
@@ -77,6 +77,29 @@ struct UnownedNameTests {
                 reply = await Self.ping(client, autoStart: false)
             }
             #expect(reply == nil, "the new owner answered Ping: \(String(describing: reply))")
+        }
+    }
+
+    /// Only the bus says who owns a name: a peer's forged `NameOwnerChanged`,
+    /// sent straight to the client, cannot make it answer calls to an owned
+    /// name itself.
+    @Test func aForgedOwnerChangeIsIgnored() async throws {
+        try await withPrivateBus { bus in
+            let client = try await bus.connect()
+            let owner = try await bus.connect()
+            let forger = try await bus.connect()
+            try await owner.requestName(Self.name)
+            #expect(await Self.ping(client, autoStart: false) == nil, "the owner answers")
+            let forged = Message(
+                header: MessageHeader(kind: .signal, serial: 0, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                                      member: "NameOwnerChanged", destination: client.uniqueName),
+                values: [.string(Self.name.rawValue), .string(owner.uniqueName.rawValue), .string("")])
+            forger.send(forged)
+            // The bus passes on the forger's messages in order, and the
+            // client reads them in order: once it answers the forger's Ping,
+            // it has read the forged signal.
+            _ = try await forger.call(client.uniqueName, "/", "org.freedesktop.DBus.Peer", "Ping")
+            #expect(await Self.ping(client, autoStart: false) == nil, "the owner still answers")
         }
     }
 }
