@@ -5,7 +5,7 @@
 // right on the bus layer with nothing but the vocabulary under it
 // (PackageLayeringTests checks all three).
 //   CPosix        the system headers Glibc's module map leaves out (eventfd); only Posix imports it
-//   Posix         errno, file descriptors, the event counter and the one retry on EINTR (swift-system's shape, no Foundation)
+//   Posix         errno, file descriptors, the event counter, thread priority, durations as nanoseconds and the one retry on EINTR (swift-system's shape, no Foundation)
 //   CommandLineOptions pure: options declared once, for parsing and --help, by every program
 //   SafeText      pure: peer text escaped for logs, terminals and error messages
 //   HostNames     pure: hosts as browsers read them (WHATWG host parsing, UTS #46, Punycode) and show them

@@ -1,5 +1,6 @@
 import Dispatch
 import DispatcherAPI
+import Posix
 import Router
 import Routing
 import SafeText
@@ -100,12 +101,8 @@ public final class DmenuChooser: Sendable {
     /// "unanswered"; a request whose time ran out while it waited is
     /// answered so without a menu.
     public func choose(_ request: ChoiceRequest, within timeout: Duration? = nil) async -> DispatcherAPI.ChooserReply {
-        // Nanoseconds as a plain integer across the wait: a `Duration` or a
-        // clock instant held across this suspension was seen corrupted (its
-        // `components` trapped) in debug builds of this toolchain.
-        let (seconds, attoseconds) = (timeout ?? DispatcherAPI.chooserDeadline).components
-        let deadline = DispatchTime.now().uptimeNanoseconds
-            &+ UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+        // Nanoseconds as a plain integer across the wait (`nanosecondsClamped`).
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ (timeout ?? DispatcherAPI.chooserDeadline).nanosecondsClamped
         await waitForTurn()
         defer { endTurn() }
         // The daemon stopped waiting while earlier menus were up: showing

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Posix
 
 /// Calls `start` again while it fails because its program is open for
 /// writing somewhere (`ETXTBSY`), pausing between tries without blocking
@@ -20,11 +21,8 @@ import Glibc
 public func retryingWhileTextFileBusy<Started>(
     within limit: Duration = .milliseconds(500), _ start: () throws(SpawnError) -> Started
 ) async throws(SpawnError) -> Started {
-    // Plain nanoseconds across the pauses: a `Duration` held across a
-    // suspension was seen corrupted in debug builds of this toolchain.
-    let (seconds, attoseconds) = limit.components
-    let end = DispatchTime.now().uptimeNanoseconds
-        &+ UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+    // Plain nanoseconds across the pauses (`nanosecondsClamped`).
+    let end = DispatchTime.now().uptimeNanoseconds &+ limit.nanosecondsClamped
     var pause: UInt64 = 1_000_000
     while true {
         do {

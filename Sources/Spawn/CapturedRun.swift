@@ -33,9 +33,8 @@ public func runCapturingOutput(
         throw SpawnError(program: program, code: code)
     }
     // The deadline counts from here: waiting out a busy program spends it.
-    // (Plain nanoseconds: see `retryingWhileTextFileBusy`.)
-    let (seconds, attoseconds) = deadline.components
-    let deadlineNanoseconds = UInt64(clamping: seconds) &* 1_000_000_000 &+ UInt64(clamping: attoseconds / 1_000_000_000)
+    // (Plain nanoseconds: `nanosecondsClamped`.)
+    let deadlineNanoseconds = deadline.nanosecondsClamped
     let started = DispatchTime.now().uptimeNanoseconds
     let pid: pid_t
     do {

@@ -4,6 +4,17 @@ import Testing
 
 /// The system-call layer: whole writes, reads to the end, errors as `Errno`.
 @Suite struct PosixTests {
+    /// Whole nanoseconds, saturating at both ends rather than wrapping.
+    @Test func durationsAsNanoseconds() {
+        #expect(Duration.milliseconds(1500).nanosecondsClamped == 1_500_000_000)
+        #expect(Duration.nanoseconds(7).nanosecondsClamped == 7)
+        #expect(Duration.zero.nanosecondsClamped == 0)
+        #expect(Duration.seconds(-3).nanosecondsClamped == 0)
+        #expect(Duration.seconds(Int64.max).nanosecondsClamped == .max)
+        #expect(Duration.seconds(18_446_744_073).nanosecondsClamped == 18_446_744_073_000_000_000)
+        #expect((Duration.seconds(18_446_744_073) + .milliseconds(710)).nanosecondsClamped == .max)
+    }
+
     @Test func everyByteIsWrittenAndReadBack() throws {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
