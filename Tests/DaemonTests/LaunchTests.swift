@@ -73,18 +73,14 @@ struct LaunchTests {
     /// busy, not broken: the launch waits for it instead of failing.
     @Test func aProgramStillOpenForWritingIsWaitedFor() async throws {
         let tree = try XDGTree()
-        let path = tree.root + "/bin/fresh"
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        #expect(descriptor >= 0)
-        let script = Array("#!/bin/sh\nexec recorder fresh \"$@\"\n".utf8)
-        #expect(write(descriptor, script, script.count) == script.count)
+        let script = try HeldScript(in: tree, name: "fresh", content: "#!/bin/sh\nexec recorder fresh \"$@\"\n")
         try tree.app("fresh.desktop", schemes: ["https"], exec: "fresh %u")
         // Let go from a thread of its own, 50 ms in: a test task's sleep can
         // run long on a loaded machine, past the launch's 500 ms of waiting.
         async let letGo: Void = withCheckedContinuation { continuation in
             Thread {
                 usleep(50_000)
-                close(descriptor)
+                script.letGo()
                 continuation.resume()
             }.start()
         }

@@ -1,6 +1,5 @@
 import Foundation
 import Spawn
-import Synchronization
 import Testing
 import TestSupport
 
@@ -8,38 +7,6 @@ import TestSupport
 /// `retryingWhileTextFileBusy`, which every spawner that runs a program
 /// someone may only just have written goes through.
 struct BusyProgramTests {
-    /// A script written by this process, its descriptor still open: exactly
-    /// what another thread's child holds between its fork and its exec.
-    final class HeldScript: Sendable {
-        let path: String
-        private let descriptor: Mutex<Int32>
-        private let tree: XDGTree  // removed with the script
-
-        init(in tree: XDGTree) throws {
-            self.tree = tree
-            path = tree.root + "/bin/held"
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-            descriptor = Mutex(fd)
-            guard fd >= 0 else { throw FixtureError("cannot create \(path)") }
-            let script = Array("#!/bin/sh\nexit 0\n".utf8)
-            guard write(fd, script, script.count) == script.count else { throw FixtureError("cannot write \(path)") }
-        }
-
-        func start() throws(SpawnError) -> pid_t {
-            try spawn(path, arguments: ["held"], environment: [])
-        }
-
-        /// Closes the descriptor, once.
-        func letGo() {
-            descriptor.withLock { fd in
-                if fd >= 0 { close(fd) }
-                fd = -1
-            }
-        }
-
-        deinit { letGo() }
-    }
-
     static func exitStatus(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         waitpid(pid, &status, 0)
