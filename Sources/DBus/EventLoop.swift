@@ -423,8 +423,13 @@ final class EventLoop: @unchecked Sendable {
     private func fireDueDeadlines() {
         timerSetFor = nil
         let now = DispatchTime.now()
-        let due = callDeadlines.filter { $0.value <= now }.keys
-        for serial in due where callDeadlines.removeValue(forKey: serial) != nil { onCallDeadline(serial) }
+        // The serials first, and only when one is due: the deadline fires
+        // for the log's batch timer far more often than a call times out,
+        // and a filtered copy of the dictionary was an allocation each time.
+        if callDeadlines.values.contains(where: { $0 <= now }) {
+            let due = callDeadlines.compactMap { $0.value <= now ? $0.key : nil }
+            for serial in due where callDeadlines.removeValue(forKey: serial) != nil { onCallDeadline(serial) }
+        }
         if timers.contains(where: { $0.deadline <= now }) {
             let ready = timers.filter { $0.deadline <= now }
             timers.removeAll { $0.deadline <= now }
