@@ -159,6 +159,7 @@ final class EventLoop: @unchecked Sendable {
         recentNames = RecentNames()
         outgoing.removeAll()
         outgoingStart = 0
+        writeAtTurnEnd = false
         callDeadlines = [:]
         timerSetFor = nil
     }
@@ -185,22 +186,55 @@ final class EventLoop: @unchecked Sendable {
             serial = lastSerial
         }
         let bytes = try message.wireBytes(serial: serial)
-        if outgoingStart == outgoing.count {
+        if isInTurn, workWaitsInTurn {
+            // Written with the messages the turn's next work sends (see `writeAtTurnEnd`).
+            outgoing.append(contentsOf: bytes)
+            writeAtTurnEnd = true
+        } else if outgoingStart == outgoing.count {
             outgoing.removeAll(keepingCapacity: outgoing.capacity <= MessageStream.keptCapacity)
             outgoingStart = 0
             let written = write(bytes[...])
             if written < bytes.count { outgoing.append(contentsOf: bytes[written...]) }
+            waitForRoomIfNeeded()
         } else {
             outgoing.append(contentsOf: bytes)
+            // Bytes kept back earlier in this turn go with it; a full socket's wait for room.
+            if writable == nil { flushQueued() }
         }
-        waitForRoomIfNeeded()
         return serial
     }
+
+    /// Whether this turn has kept messages back, to write them with those
+    /// its later work sends, in one write.
+    ///
+    /// A message sent in a turn while more of the turn's work waits (a
+    /// message read and not yet dispatched, a task's job not yet run) is
+    /// kept; the next message sent when nothing waits, or the end of the
+    /// turn, writes it and those kept with it. Under load, one read brings
+    /// several calls, and each answer or forwarded call was a `sendto` of
+    /// its own (two a forwarded call), each waking the bus daemon. A call
+    /// that comes alone, as every sequential one does, is written at once,
+    /// before the work that follows its reply (the log line).
+    @exclusivity(unchecked) private var writeAtTurnEnd = false
+
+    /// How many jobs of the batch the executor is running wait after the
+    /// one running; set by the executor. Jobs enqueued meanwhile are not
+    /// counted: they run in its next batch, and asking for them would take
+    /// its lock at every send.
+    @exclusivity(unchecked) var jobsWaiting = 0
+
+    /// Whether work of this turn waits to run after what is running now.
+    private var workWaitsInTurn: Bool { receivedStart < received.count || jobsWaiting > 0 }
+
+    /// How many writes the socket has been given: what the messages sent
+    /// cost, one system call and one wake-up of the bus daemon each.
+    @exclusivity(unchecked) private(set) var writes = 0
 
     /// Writes as much of `bytes` as the socket takes now; how much it took.
     /// A failure other than a full socket closes the connection (at the end of the turn).
     private func write(_ bytes: ArraySlice<UInt8>) -> Int {
         guard let socket else { return 0 }
+        writes &+= 1
         do {
             return try socket.sendNow(bytes)
         } catch {
@@ -335,6 +369,10 @@ final class EventLoop: @unchecked Sendable {
             dispatchPending()
         }
         executor?.runJobs()
+        if writeAtTurnEnd {
+            writeAtTurnEnd = false
+            if writable == nil { flushQueued() }
+        }
         if dispatchWanted {
             dispatchWanted = false
             queue.async { [self] in turn { dispatchWanted = true } }

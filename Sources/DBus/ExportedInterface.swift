@@ -54,7 +54,8 @@ public struct MethodAnswer: Sendable {
     /// The reply's values.
     public var values: [Value]
     /// Runs in the method's task right after the reply is handed to the
-    /// connection (written to the socket unless it is full), and before the
+    /// connection (written to the socket, unless it is full or more of the
+    /// loop's turn waits to run: see `EventLoop.send`), and before the
     /// call counts as answered (`Connection.callsInFlight`): work the caller
     /// need not wait for, such as a log line. Not run when the method throws.
     public var afterReply: (@Sendable () -> Void)?

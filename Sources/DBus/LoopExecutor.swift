@@ -48,7 +48,12 @@ final class LoopExecutor: TaskExecutor {
                 spare = batch
             }
             if batch.isEmpty { return }
-            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            // The loop keeps what a job sends while others of the batch wait (`EventLoop.jobsWaiting`).
+            loop.jobsWaiting = batch.count
+            for job in batch {
+                loop.jobsWaiting -= 1
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
         }
     }
 }
