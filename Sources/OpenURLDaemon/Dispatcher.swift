@@ -275,21 +275,44 @@ public final class Dispatcher: Sendable {
     /// methods call this after their reply is sent (`MethodAnswer.afterReply`):
     /// the caller does not wait for the line to be built and written.
     func log(_ walk: Walk) {
-        let (route, url, caller, appID) = (walk.route, walk.url, walk.caller, walk.appID)
-        // Built as UTF-8 bytes and written as they are when nothing in them
-        // needs an escape (`Logger.log(_:utf8:)`): this line is written for
-        // every URL, and as a `String` it took fourteen appends of some 300
-        // instructions each and a copy to check and escape it.
-        var line: [UInt8] = []
-        line.reserveCapacity(160)
-        func add(_ text: String) { line.append(contentsOf: text.utf8) }
+        // Built in place and written as it is when nothing in it needs an
+        // escape (`Logger.log(_:utf8:)`): this line is written for every
+        // URL, and as a `String` it took fourteen appends of some 300
+        // instructions each and a copy to check and escape it. A line too
+        // long for the buffer is one the logger cuts, from a string.
+        let built = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Logger.maximumLineBytes) { storage in
+            var line = LineBuffer(in: storage)
+            describe(walk) { line.add($0) }
+            guard !line.overflowed else { return false }
+            // Kept briefly and written with others (`LineBatch`): not between
+            // this reply and the bus daemon that passes it on.
+            logger.log(.info, utf8: line.bytes, batched: true)
+            return true
+        }
+        if !built {
+            var text = ""
+            describe(walk) { text += $0 }
+            logger.info(text)
+        }
+        guard logger.writes(.debug) else { return }
+        for entry in walk.route.trace {
+            let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"
+            logger.debug("  \(who) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")
+        }
+    }
+
+    /// Gives the walk's line to `add`, part by part: the URL (without
+    /// `--verbose`, its scheme and host), the caller and its app ID, the
+    /// outcome and what decided it.
+    private func describe(_ walk: Walk, _ add: (String) -> Void) {
+        let (route, url) = (walk.route, walk.url)
         add("open ")
-        if configuration.verbose { add(url.text) } else { url.appendRedacted(to: &line) }
+        if configuration.verbose { add(url.text) } else { url.redactedParts(add) }
         add(" from ")
-        add(caller.rawValue)
-        if !appID.isEmpty {
+        add(walk.caller.rawValue)
+        if !walk.appID.isEmpty {
             add(" (")
-            add(appID)
+            add(walk.appID)
             add(")")
         }
         add(": ")
@@ -312,14 +335,6 @@ public final class Dispatcher: Sendable {
             // it: without --verbose only scheme and host are logged.
             add(": ")
             add(configuration.verbose || url.scheme != "file" ? message : "(the reason names the file; --verbose logs it)")
-        }
-        // Kept briefly and written with others (`LineBatch`): not between this
-        // reply and the bus daemon that passes it on.
-        logger.log(.info, utf8: line, batched: true)
-        guard logger.writes(.debug) else { return }
-        for entry in route.trace {
-            let who = entry.isConfigured ? "rule" : "handler \(entry.handlerID)"
-            logger.debug("  \(who) '\(entry.handlerName)' on \(entry.url): \(entry.answer)\(entry.note.map { " (\($0))" } ?? "")")
         }
     }
 }

@@ -85,17 +85,20 @@ public struct Logger: Sendable {
     ///   - batched: the line may be kept briefly and written with others
     ///     (the line of each URL: see `LineBatch`), when this logger keeps any.
     public func log(_ level: Level, utf8 line: [UInt8], batched: Bool = false) {
+        line.withUnsafeBufferPointer { log(level, utf8: $0, batched: batched) }
+    }
+
+    /// Logs the text whose UTF-8 is `line` at `level`, as `log(_:utf8:batched:)` does.
+    public func log(_ level: Level, utf8 line: UnsafeBufferPointer<UInt8>, batched: Bool = false) {
         guard writes(level) else { return }
-        let written = line.withUnsafeBufferPointer { bytes in
-            guard bytes.count <= Self.maximumLineBytes, isDisplayableAsIs(bytes) else { return false }
-            if batched, let batch {
-                batch.add(level.prefix, bytes, urgent: false)
-            } else {
-                sink(level, bytes)
-            }
-            return true
+        guard line.count <= Self.maximumLineBytes, isDisplayableAsIs(line) else {
+            return log(level, String(decoding: line, as: UTF8.self))
         }
-        if !written { log(level, String(decoding: line, as: UTF8.self)) }
+        if batched, let batch {
+            batch.add(level.prefix, line, urgent: false)
+        } else {
+            sink(level, line)
+        }
     }
 
     /// `text` cut to `maximumLineBytes`, at a character, saying how much was left out.

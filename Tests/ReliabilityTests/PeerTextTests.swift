@@ -103,6 +103,40 @@ struct PeerTextTests {
     }
 }
 
+/// The daemon's line for each URL, built in place (`LineBuffer`), against
+/// the built `openurld`.
+@Suite(.timeLimit(.minutes(1)))
+struct URLLineTests {
+    /// With `--verbose` the line carries the whole URL; one longer than a
+    /// line may be is cut as every line is, saying how much was left out,
+    /// and the next URL's line is whole.
+    @Test func aVerboseLineTooLongForALineIsCut() async throws {
+        let tree = try XDGTree()
+        try tree.app("fallback.desktop", schemes: ["https"])
+        let log = try makeTemporaryDirectory(prefix: "openurld-log") + "/daemon.log"
+        let logFD = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(logFD) }
+        try await withDaemon(tree: tree, arguments: ["--verbose"], stderr: logFD) { _, client, _ in
+            let long = "https://long.example/" + String(repeating: "p", count: 1500)
+            #expect(try await client.open(long).accepted)
+            #expect(try await client.open("https://short.example/after").accepted)
+            // Each line is kept for a millisecond or so (`LineBatch`).
+            let deadline = ContinuousClock.now + .seconds(10)
+            var lines: [Substring] = []
+            while ContinuousClock.now < deadline {
+                let text = try String(contentsOfFile: log, encoding: .utf8)
+                lines = text.split(separator: "\n")
+                if lines.contains(where: { $0.hasPrefix("<6>open https://short.example/after from ") }) { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let cut = try #require(lines.first { $0.hasPrefix("<6>open https://long.example/ppp") }, "\(lines)")
+            #expect(cut.utf8.count <= "<6>".utf8.count + 1000, "\(cut.utf8.count) bytes")
+            #expect(cut.hasSuffix(" more bytes)"), "\(cut.suffix(80))")
+            #expect(lines.contains { $0.hasPrefix("<6>open https://short.example/after from ") && $0.hasSuffix(": opened with fallback.desktop") }, "\(lines)")
+        }
+    }
+}
+
 /// Activation tokens are passed to every handler and into launched apps'
 /// environments (issue 15, item 10).
 @Suite(.timeLimit(.minutes(1)))

@@ -48,14 +48,16 @@ public enum Binaries {
 }
 
 /// The built daemon on a private bus, confined to `tree`, with a client
-/// connection to it; `stderr` is where its log goes (nowhere by default).
+/// connection to it; `arguments` are added to its command line, `stderr`
+/// is where its log goes (nowhere by default).
 public func withDaemon(
-    tree: XDGTree, stderr: Int32? = nil, _ body: (_ bus: PrivateBus, _ client: DispatcherClient, _ daemon: pid_t) async throws -> Void
+    tree: XDGTree, arguments: [String] = [], stderr: Int32? = nil,
+    _ body: (_ bus: PrivateBus, _ client: DispatcherClient, _ daemon: pid_t) async throws -> Void
 ) async throws {
     try await withPrivateBus { bus in
         let log = stderr ?? open("/dev/null", O_WRONLY)
         defer { if stderr == nil { close(log) } }
-        let daemon = try await Binaries.startDaemon(on: bus, tree: tree, stderr: log)
+        let daemon = try await Binaries.startDaemon(on: bus, tree: tree, arguments, stderr: log)
         defer { Binaries.stop(daemon) }
         let connection = try await bus.connect()
         defer { connection.close() }
