@@ -68,7 +68,7 @@ struct UnownedNameTests {
             // Once somebody owns the name, calls reach it again (as soon as
             // its NameOwnerChanged has reached the client).
             let owner = try await bus.connect()
-            try await owner.requestName(Self.name)
+            #expect(try await owner.requestName(Self.name) == .primaryOwner)
             let clock = ContinuousClock()
             let end = clock.now + .seconds(10)
             var reply = await Self.ping(client, autoStart: false)
@@ -88,7 +88,7 @@ struct UnownedNameTests {
             let client = try await bus.connect()
             let owner = try await bus.connect()
             let forger = try await bus.connect()
-            try await owner.requestName(Self.name)
+            #expect(try await owner.requestName(Self.name) == .primaryOwner)
             #expect(await Self.ping(client, autoStart: false) == nil, "the owner answers")
             let forged = Message(
                 header: MessageHeader(kind: .signal, serial: 0, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
