@@ -77,6 +77,17 @@ extension Connection {
         return try await call(message, timeout: timeout, awaitingAtMost: limit).arguments()
     }
 
+    /// `call` with a body written as it was made (`EncodedBody`), for a
+    /// call sent with every URL.
+    nonisolated(nonsending) public func call(
+        _ destination: BusName, _ path: ObjectPath, _ interface: InterfaceName, _ member: MemberName,
+        body: EncodedBody, timeout: Duration = .seconds(25), autoStart: Bool = true, awaitingAtMost limit: Int? = nil
+    ) async throws(DBusError) -> [Value] {
+        let message = Message.methodCall(destination: destination, path: path, interface: interface, member: member, body: body)
+        if !autoStart { message.setNoAutoStart() }
+        return try await call(message, timeout: timeout, awaitingAtMost: limit).arguments()
+    }
+
     /// Sends a call and records it by serial, with its deadline, on the loop queue.
     ///
     /// A reply is taken only when `ReplyAuthority` accepts it (the wire

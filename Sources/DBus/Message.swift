@@ -21,6 +21,10 @@ public final class Message: Sendable {
     // every message alive at exit as leaked.
     /// The values of a message built from them; empty for one that arrived.
     private let values: [Value]
+    /// The body of a message built with one written as it was made (an
+    /// optional struct: `nil` is a pointer no allocation has, not a tag in
+    /// a pointer's spare bits).
+    private let encoded: EncodedBody?
     /// All the bytes of a message that arrived; empty for one built.
     private let wire: [UInt8]
     /// Where the body starts in `wire`.
@@ -29,6 +33,15 @@ public final class Message: Sendable {
     init(header: MessageHeader, values: [Value]) {
         self.header = header
         self.values = values
+        self.encoded = nil
+        self.wire = []
+        self.bodyOffset = 0
+    }
+
+    init(header: MessageHeader, body: EncodedBody) {
+        self.header = header
+        self.values = []
+        self.encoded = body
         self.wire = []
         self.bodyOffset = 0
     }
@@ -41,6 +54,7 @@ public final class Message: Sendable {
         let (header, offset) = try WireFormat.decodeHeader(bytes, recent: &recent)
         self.header = header
         self.values = []
+        self.encoded = nil
         self.wire = bytes
         self.bodyOffset = offset
     }
@@ -66,7 +80,8 @@ public final class Message: Sendable {
     public var errorName: ErrorName? { header.errorName }
     /// The signature of the body.
     public var signature: Signature {
-        wire.isEmpty ? Signature(values.map(\.type)) : header.signature
+        if !wire.isEmpty { return header.signature }
+        return encoded?.signature ?? Signature(values.map(\.type))
     }
     /// The message's serial number, unique per sender; 0 until it is sent.
     public var serial: UInt32 { header.serial }
@@ -83,7 +98,9 @@ public final class Message: Sendable {
     /// - Throws: `InvalidArgs` when the body does not hold what its
     ///   signature says, or holds a type this module does not support.
     public func arguments() throws(DBusError) -> [Value] {
-        wire.isEmpty ? values : try WireFormat.decodeBody(wire, at: bodyOffset, signature: header.signature)
+        if !wire.isEmpty { return try WireFormat.decodeBody(wire, at: bodyOffset, signature: header.signature) }
+        guard let encoded else { return values }
+        return try WireFormat.decode(body: encoded.bytes, signature: encoded.signature)
     }
 
     /// The body decoded as the given types, which must match its signature exactly.
@@ -108,6 +125,7 @@ public final class Message: Sendable {
     /// serial is kept), or its header and values written.
     func wireBytes(serial: UInt32) throws(DBusError) -> [UInt8] {
         guard wire.isEmpty else { return wire }
+        if let encoded { return try WireFormat.encode(header, serial: serial, flags: flags, encodedBody: encoded) }
         return try WireFormat.encode(header, serial: serial, flags: flags, checkedBody: values)
     }
 }
@@ -125,6 +143,15 @@ extension Message {
         return Message(
             header: MessageHeader(kind: .methodCall, serial: 0, path: path, interface: interface, member: member, destination: destination),
             values: arguments)
+    }
+
+    /// A method call whose body was written as it was made, checked then.
+    public static func methodCall(
+        destination: BusName?, path: ObjectPath, interface: InterfaceName?, member: MemberName, body: EncodedBody
+    ) -> Message {
+        Message(
+            header: MessageHeader(kind: .methodCall, serial: 0, path: path, interface: interface, member: member, destination: destination),
+            body: body)
     }
 
     /// A signal.

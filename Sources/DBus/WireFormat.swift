@@ -50,53 +50,49 @@ public enum WireFormat {
         return try encode(header, checkedBody: body)
     }
 
+    /// The message `header` describes with a body written as it was made
+    /// (`EncodedBody`, checked then): the bytes `encode(_:body:)` writes for its values.
+    /// - Throws: `InvalidArgs` for a header that lacks a field its kind
+    ///   requires, or a message over the size limits.
+    public static func encode(_ header: MessageHeader, body: EncodedBody) throws(DBusError) -> [UInt8] {
+        try encode(header, encodedBody: body)
+    }
+
     /// `encode` of a body whose values were checked when its message was made,
     /// with `serial` and `flags` in place of the header's when given (a
     /// message numbered as it is sent, without a copy of its header).
     static func encode(
         _ header: MessageHeader, serial: UInt32? = nil, flags: MessageHeader.Flags? = nil, checkedBody body: [Value]
     ) throws(DBusError) -> [UInt8] {
-        if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
         // One buffer: the header, then the body, whose length is written
         // into the fixed header once it is known.
         // Room for a typical call (openurld's HandleURL is 272 bytes) without growing.
         var writer = WireWriter(capacity: 512)
-        writer.appendByte(UInt8(ascii: "l"))
-        writer.appendByte(header.kind.wireCode)
-        writer.appendByte((flags ?? header.flags).rawValue)
-        writer.appendByte(protocolVersion)
-        writer.append(UInt32(0))  // the body's length, below
-        writer.append(serial ?? header.serial)
-        // The header fields, written in line: a closure writing them held a copy of the header.
-        let fields = writer.beginArray(alignment: 8)
-        writer.appendField(.path, UInt8(ascii: "o"), header.path?.rawValue)
-        writer.appendField(.interface, UInt8(ascii: "s"), header.interface?.rawValue)
-        writer.appendField(.member, UInt8(ascii: "s"), header.member?.rawValue)
-        writer.appendField(.errorName, UInt8(ascii: "s"), header.errorName?.rawValue)
-        if let replySerial = header.replySerial {
-            writer.pad(to: 8)
-            writer.appendByte(Field.replySerial.rawValue)
-            writer.appendSignatureCode(UInt8(ascii: "u"))
-            writer.append(replySerial)
-        }
-        writer.appendField(.destination, UInt8(ascii: "s"), header.destination?.rawValue)
-        writer.appendField(.sender, UInt8(ascii: "s"), header.sender?.rawValue)
+        let fields = try writer.beginMessage(header, serial: serial, flags: flags)
         if !body.isEmpty {
             // The body's types written as a signature, with no `String` made of it.
-            writer.pad(to: 8)
-            writer.appendByte(Field.signature.rawValue)
-            writer.appendSignatureCode(UInt8(ascii: "g"))
+            writer.beginSignatureField()
             try writer.appendSignature(of: body)
         }
-        try writer.endArray(fields)
-        writer.pad(to: 8)
-        let bodyStart = writer.count
+        let bodyStart = try writer.endFields(fields)
         for value in body { try writer.append(value) }
-        guard writer.count <= maximumMessageSize else {
-            throw .invalidArgs("cannot encode the message: it is longer than 128 MiB")
+        return try writer.finishMessage(bodyStart: bodyStart)
+    }
+
+    /// `encode` of a body written as it was made (`EncodedBody`), as `encode`
+    /// of its values would write it.
+    static func encode(
+        _ header: MessageHeader, serial: UInt32? = nil, flags: MessageHeader.Flags? = nil, encodedBody body: EncodedBody
+    ) throws(DBusError) -> [UInt8] {
+        var writer = WireWriter(capacity: 512)
+        let fields = try writer.beginMessage(header, serial: serial, flags: flags)
+        if !body.bytes.isEmpty {
+            writer.beginSignatureField()
+            writer.appendSignatureText(body.signature.rawValue)
         }
-        writer.patch(UInt32(writer.count - bodyStart), at: 4)
-        return writer.finish()
+        let bodyStart = try writer.endFields(fields)
+        body.bytes.withUnsafeBufferPointer { writer.appendBytes($0) }
+        return try writer.finishMessage(bodyStart: bodyStart)
     }
 
     /// The header of the message `bytes` hold, checked, and where its body
@@ -115,6 +111,23 @@ public enum WireFormat {
             reader.skipHeader(to: offset)
             return try reader.readBody(signature)
         }
+    }
+
+    /// The values of a body written alone (`EncodedBody`), checked against
+    /// `signature` with nothing left over, as a message's body is.
+    static func decode(body bytes: [UInt8], signature: Signature) throws(DBusError) -> [Value] {
+        var failure: DBusError?
+        let values = bytes.withUnsafeBytes { buffer -> [Value]? in
+            do throws(DBusError) {
+                var reader = WireReader(body: buffer)
+                return try reader.readBody(signature)
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        guard let values else { throw failure ?? .invalidArgs("invalid body") }
+        return values
     }
 
     /// `read` given a reader of `bytes`. Its result should be a struct or an
@@ -169,8 +182,62 @@ public enum WireFormat {
 }
 
 extension WireWriter {
+    /// The fixed header and the header fields but the signature, which
+    /// the body's writer adds (`beginSignatureField`) before `endFields`.
+    /// - Throws: `InvalidArgs` for a header that lacks a field its kind requires.
+    fileprivate mutating func beginMessage(
+        _ header: MessageHeader, serial: UInt32?, flags: MessageHeader.Flags?
+    ) throws(DBusError) -> ArrayStart {
+        if let missing = header.missingField { throw .invalidArgs("cannot encode the message: \(missing)") }
+        appendByte(UInt8(ascii: "l"))
+        appendByte(header.kind.wireCode)
+        appendByte((flags ?? header.flags).rawValue)
+        appendByte(WireFormat.protocolVersion)
+        append(UInt32(0))  // the body's length, by `finishMessage`
+        append(serial ?? header.serial)
+        // The header fields, written in line: a closure writing them held a copy of the header.
+        let fields = beginArray(alignment: 8)
+        appendField(.path, UInt8(ascii: "o"), header.path?.rawValue)
+        appendField(.interface, UInt8(ascii: "s"), header.interface?.rawValue)
+        appendField(.member, UInt8(ascii: "s"), header.member?.rawValue)
+        appendField(.errorName, UInt8(ascii: "s"), header.errorName?.rawValue)
+        if let replySerial = header.replySerial {
+            pad(to: 8)
+            appendByte(WireFormat.Field.replySerial.rawValue)
+            appendSignatureCode(UInt8(ascii: "u"))
+            append(replySerial)
+        }
+        appendField(.destination, UInt8(ascii: "s"), header.destination?.rawValue)
+        appendField(.sender, UInt8(ascii: "s"), header.sender?.rawValue)
+        return fields
+    }
+
+    /// The signature field's code and type; the signature follows.
+    fileprivate mutating func beginSignatureField() {
+        pad(to: 8)
+        appendByte(WireFormat.Field.signature.rawValue)
+        appendSignatureCode(UInt8(ascii: "g"))
+    }
+
+    /// Ends the header fields `fields` began; the body starts where this returns.
+    fileprivate mutating func endFields(_ fields: ArrayStart) throws(DBusError) -> Int {
+        try endArray(fields)
+        pad(to: 8)
+        return count
+    }
+
+    /// The message written, its body's length (from `bodyStart`) in place.
+    /// - Throws: `InvalidArgs` for a message over 128 MiB.
+    fileprivate consuming func finishMessage(bodyStart: Int) throws(DBusError) -> [UInt8] {
+        guard count <= WireFormat.maximumMessageSize else {
+            throw .invalidArgs("cannot encode the message: it is longer than 128 MiB")
+        }
+        patch(UInt32(count - bodyStart), at: 4)
+        return finish()
+    }
+
     /// A header field holding a string or an object path, when there is one.
-    fileprivate mutating func appendField(_ field: WireFormat.Field, _ code: UInt8, _ text: String?) {
+    private mutating func appendField(_ field: WireFormat.Field, _ code: UInt8, _ text: String?) {
         guard let text else { return }
         pad(to: 8)
         appendByte(field.rawValue)

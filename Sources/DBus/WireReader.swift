@@ -31,6 +31,16 @@ struct WireReader {
         fieldsLength = word(at: 12)
     }
 
+    /// Starts reading a body written alone (`EncodedBody`): little-endian,
+    /// from an 8-aligned start, as a message's body.
+    init(body buffer: UnsafeRawBufferPointer) {
+        self.buffer = buffer
+        bigEndian = false
+        position = 0
+        bodyLength = buffer.count
+        fieldsLength = 0
+    }
+
     // MARK: The header
 
     /// The fixed header and the header fields, up to the body. Names found

@@ -61,7 +61,7 @@ struct WireWriter: ~Copyable {
     }
 
     /// `bytes`, as they are.
-    private mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func appendBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
         makeRoom(for: bytes.count)
         if let base = bytes.baseAddress { (storage + count).initialize(from: base, count: bytes.count) }
         count += bytes.count

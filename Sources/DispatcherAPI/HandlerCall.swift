@@ -23,20 +23,26 @@ extension DispatcherAPI {
             self.activationToken = activationToken
         }
 
-        /// The dictionary as `HandleURL` carries it: `dictionary.dbusValue`,
-        /// built in key order without hashing (it goes out with every call).
-        public var dbusValue: Value {
-            func entry(_ key: String, _ value: String) -> DictionaryEntry {
-                DictionaryEntry(key: .string(key), value: .variant(.string(value)))
+        /// `HandleURL`'s arguments: `url` and this context, written as they
+        /// are sent (the call goes out with every URL a handler is asked
+        /// about), the context's keys in order. What a handler reads is
+        /// `dictionary`; `HandlerContextTests` holds the two to each other.
+        /// - Throws: `InvalidArgs` when a string holds NUL, which D-Bus cannot carry.
+        public func handleURLArguments(url: String) throws(DBusError) -> EncodedBody {
+            try EncodedBody(signature: Self.handleURLSignature) { body throws(DBusError) in
+                try body.append(url)
+                var entries: [(key: String, value: String)] = []
+                entries.reserveCapacity(4)
+                if let activationToken { entries.append((OptionKey.activationToken, activationToken)) }
+                entries.append((OptionKey.caller, caller))
+                entries.append((OptionKey.callerAppID, callerAppID))
+                entries.append((OptionKey.originalURL, originalURL))
+                try body.appendStringVariants(entries)
             }
-            var entries: [DictionaryEntry] = []
-            entries.reserveCapacity(4)
-            if let activationToken { entries.append(entry(OptionKey.activationToken, activationToken)) }
-            entries.append(entry(OptionKey.caller, caller))
-            entries.append(entry(OptionKey.callerAppID, callerAppID))
-            entries.append(entry(OptionKey.originalURL, originalURL))
-            return .dictionary(key: .string, value: .variant, entries)
         }
+
+        /// The contract's `HandleURL` arguments as a body's signature (`sa{sv}`).
+        static let handleURLSignature = DBus.Signature(Signatures.handleURL.arguments.map(\.type))
 
         /// The context as `HandleURL`'s `a{sv}` argument.
         public var dictionary: [String: Variant] {

@@ -225,7 +225,7 @@ public final class Dispatcher: Sendable {
             // opened, so a flood cannot make a slow guard pass.
             let reply = try await connection.call(
                 BusName(trusted: handler.owner), ObjectPath(trusted: handler.payload.path), DispatcherAPI.handlerInterface, DispatcherAPI.Member.handleURL,
-                [.string(url.text), context.dbusValue], timeout: timeout, awaitingAtMost: Self.maximumCallsPerHandlerConnection)
+                body: try context.handleURLArguments(url: url.text), timeout: timeout, awaitingAtMost: Self.maximumCallsPerHandlerConnection)
             answer = Self.answer(from: reply)
         } catch {
             answer = Self.answer(from: error, whileCancelled: Task.isCancelled)

@@ -15,8 +15,18 @@ struct DispatcherTests {
     func theHandlerContextGoesOutAsItsDictionary(token: String?) throws {
         let context = DispatcherAPI.HandlerContext(
             caller: ":1.7", callerAppID: "org.example.Mail", originalURL: "https://a.example/", activationToken: token)
-        #expect(context.dbusValue == context.dictionary.dbusValue)
-        let decoded = try #require([String: Variant](dbusValue: context.dbusValue))
+        // Written as it is sent, it reads as the URL and the context's
+        // dictionary, under the contract's signature, and back as the context.
+        let message = Message.methodCall(
+            destination: ":1.9", path: "/h0", interface: DispatcherAPI.handlerInterface, member: DispatcherAPI.Member.handleURL,
+            body: try context.handleURLArguments(url: "https://b.example/"))
+        #expect(message.signature == Signature(DispatcherAPI.Signatures.handleURL.arguments.map(\.type)))
+        let arguments = try message.arguments()
+        #expect(arguments.first == .string("https://b.example/"))
+        // In the key order a dictionary goes out in: the same bytes as the dictionary sent.
+        #expect(arguments.dropFirst().first == context.dictionary.dbusValue)
+        let decoded = try #require(arguments.dropFirst().first.flatMap { [String: Variant](dbusValue: $0) })
+        #expect(decoded == context.dictionary)
         #expect(DispatcherAPI.HandlerContext(decoding: decoded, url: "https://b.example/") == context)
     }
 

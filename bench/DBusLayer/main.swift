@@ -72,7 +72,7 @@ do {
                                         caller: call.sender.rawValue, callerAppID: "", originalURL: url.text, activationToken: nil)
                                     let reply = try await connection.call(
                                         handler, path, DispatcherAPI.handlerInterface, DispatcherAPI.Member.handleURL,
-                                        [.string(url.text), context.dbusValue], timeout: .seconds(5), awaitingAtMost: 64)
+                                        body: try context.handleURLArguments(url: url.text), timeout: .seconds(5), awaitingAtMost: 64)
                                     return MethodAnswer([.boolean(try HandlerReply(reply: reply) == .handled)])
                                 })
     }

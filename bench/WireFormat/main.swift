@@ -26,7 +26,10 @@ guard arguments.count == 3, ["libdbus", "swift"].contains(arguments[1]), let ite
 }
 
 let url = "https://bench.example/x"
-let context = DispatcherAPI.HandlerContext(caller: ":1.12", callerAppID: "", originalURL: url, activationToken: nil).dbusValue
+let handlerContext = DispatcherAPI.HandlerContext(caller: ":1.12", callerAppID: "", originalURL: url, activationToken: nil)
+// libdbus is given the context as `Value`s, the layer's way when it used
+// libdbus; `WireFormat` writes it as the daemon does, as it is made.
+let context = handlerContext.dictionary.dbusValue
 // What arrives: the caller's OpenURL, and the handler's answer, as the bus delivers them.
 let openURLCall = try WireFormat.encode(
     MessageHeader(kind: .methodCall, serial: 7, path: DispatcherAPI.objectPath, interface: DispatcherAPI.dispatcherInterface,
@@ -79,7 +82,7 @@ func swiftIteration(_ serial: UInt32) throws(DBus.DBusError) {
     consume(try WireFormat.encode(
         MessageHeader(kind: .methodCall, serial: serial, path: handlerPath, interface: DispatcherAPI.handlerInterface,
                       member: DispatcherAPI.Member.handleURL, destination: ":1.5"),
-        body: [.string(url), context]))
+        body: try handlerContext.handleURLArguments(url: url)))
     consume(try WireFormat.decode(handlerReply).body)
     consume(try WireFormat.encode(
         MessageHeader(kind: .methodReturn, serial: serial &+ 1, replySerial: call.serial, destination: call.sender),
