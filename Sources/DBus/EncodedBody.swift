@@ -21,10 +21,14 @@ public struct EncodedBody: Sendable, Equatable {
     let bytes: [UInt8]
 
     /// The body `write` writes, which must be exactly `signature`'s types.
-    /// - Throws: `InvalidArgs` for a value of another type than the
-    ///   signature's next, a string holding NUL, or a type left unwritten;
-    ///   or what `write` throws.
+    /// - Throws: `InvalidArgs` for a signature past 255 bytes, a value of
+    ///   another type than the signature's next, a string holding NUL, or a
+    ///   type left unwritten; or what `write` throws.
     public init(signature: Signature, _ write: (inout Writer) throws(DBusError) -> Void) throws(DBusError) {
+        // A signature made from types (not parsed from text) is not held to the limit.
+        guard signature.rawValue.utf8.count <= 255 else {
+            throw .invalidArgs("cannot send values whose signature is longer than 255 bytes")
+        }
         var writer = Writer(signature.types)
         try write(&writer)
         bytes = try writer.finish()

@@ -83,6 +83,10 @@ import WireAgreement
         #expect(throws: DBus.DBusError.invalidArgs("the body's a{sv} was not written")) {
             try EncodedBody(signature: "sa{sv}") { body throws(DBus.DBusError) in try body.append("a") }
         }
+        // A signature past the 255 bytes D-Bus allows, made from types.
+        #expect(throws: DBus.DBusError.invalidArgs("cannot send values whose signature is longer than 255 bytes")) {
+            try EncodedBody(signature: Signature(Array(repeating: .string, count: 256))) { _ throws(DBus.DBusError) in }
+        }
         // The empty body is no body.
         #expect((try? EncodedBody(signature: .empty) { _ throws(DBus.DBusError) in })?.signature == .empty)
     }
