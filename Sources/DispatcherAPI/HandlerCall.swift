@@ -26,7 +26,8 @@ extension DispatcherAPI {
         /// `HandleURL`'s arguments: `url` and this context, written as they
         /// are sent (the call goes out with every URL a handler is asked
         /// about), the context's keys in order. What a handler reads is
-        /// `dictionary`; `HandlerContextTests` holds the two to each other.
+        /// `dictionary`; `DispatcherTests.theHandlerContextGoesOutAsItsDictionary`
+        /// holds the two to each other.
         /// - Throws: `InvalidArgs` when a string holds NUL, which D-Bus cannot carry.
         public func handleURLArguments(url: String) throws(DBusError) -> EncodedBody {
             try EncodedBody(signature: Self.handleURLSignature) { body throws(DBusError) in
