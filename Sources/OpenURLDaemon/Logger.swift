@@ -84,11 +84,6 @@ public struct Logger: Sendable {
     ///   - line: well-formed UTF-8, such as bytes copied from strings.
     ///   - batched: the line may be kept briefly and written with others
     ///     (the line of each URL: see `LineBatch`), when this logger keeps any.
-    public func log(_ level: Level, utf8 line: [UInt8], batched: Bool = false) {
-        line.withUnsafeBufferPointer { log(level, utf8: $0, batched: batched) }
-    }
-
-    /// Logs the text whose UTF-8 is `line` at `level`, as `log(_:utf8:batched:)` does.
     public func log(_ level: Level, utf8 line: UnsafeBufferPointer<UInt8>, batched: Bool = false) {
         guard writes(level) else { return }
         guard line.count <= Self.maximumLineBytes, isDisplayableAsIs(line) else {

@@ -54,6 +54,11 @@ import TestSupport
         }
     }
 
+    /// `text` logged as the daemon logs each URL's line: its UTF-8, batched.
+    func logBatched(_ logger: Logger, _ level: Logger.Level, _ text: String) {
+        Array(text.utf8).withUnsafeBufferPointer { logger.log(level, utf8: $0, batched: true) }
+    }
+
     /// A batch kept by a timer the test runs by hand.
     func keptBatch() -> (Logger, LineBatch, Asked) {
         let batch = LineBatch(descriptor: ends.write)
@@ -64,28 +69,28 @@ import TestSupport
 
     @Test func linesAreKeptUntilTheTimerAndWrittenInOrder() {
         let (logger, _, asked) = keptBatch()
-        logger.log(.info, utf8: Array("one".utf8), batched: true)
-        logger.log(.debug, utf8: Array("two".utf8), batched: true)
-        logger.log(.info, utf8: Array("three".utf8), batched: true)
+        logBatched(logger, .info, "one")
+        logBatched(logger, .debug, "two")
+        logBatched(logger, .info, "three")
         #expect(written() == "", "nothing written before the timer")
         #expect(asked.count == 1, "one write asked for, for the whole batch")
         asked.runFirst()
         #expect(written() == "<6>one\n<7>two\n<6>three\n")
         // The next line asks for a write of its own.
-        logger.log(.info, utf8: Array("four".utf8), batched: true)
+        logBatched(logger, .info, "four")
         #expect(asked.count == 1)
     }
 
     @Test func everyOtherLineIsWrittenAtOnceAfterTheLinesBeforeIt() {
         let (logger, _, _) = keptBatch()
-        logger.log(.info, utf8: Array("kept".utf8), batched: true)
+        logBatched(logger, .info, "kept")
         logger.info("serving")
         #expect(written() == "<6>kept\n<6>serving\n")
-        logger.log(.info, utf8: Array("kept".utf8), batched: true)
+        logBatched(logger, .info, "kept")
         logger.warning("warned")
         logger.error("failed")
         // A line that needs escaping goes the string's way, at once.
-        logger.log(.info, utf8: Array("bell\u{7}".utf8), batched: true)
+        logBatched(logger, .info, "bell\u{7}")
         #expect(written() == "<6>kept\n<4>warned\n<3>failed\n<6>bell\\u{7}\n")
     }
 
@@ -94,20 +99,20 @@ import TestSupport
         let line = String(repeating: "x", count: 900)
         var expected = ""
         while expected.utf8.count + 904 <= LineBatch.capacity {
-            logger.log(.info, utf8: Array(line.utf8), batched: true)
+            logBatched(logger, .info, line)
             expected += "<6>\(line)\n"
         }
         #expect(written() == "", "a batch below its capacity is kept")
-        logger.log(.info, utf8: Array(line.utf8), batched: true)
+        logBatched(logger, .info, line)
         #expect(written() == expected + "<6>\(line)\n")
     }
 
     @Test func stoppingWritesWhatIsKeptAndThenEveryLineAtOnce() {
         let (logger, batch, asked) = keptBatch()
-        logger.log(.info, utf8: Array("kept".utf8), batched: true)
+        logBatched(logger, .info, "kept")
         batch.stopKeeping()
         #expect(written() == "<6>kept\n")
-        logger.log(.info, utf8: Array("at once".utf8), batched: true)
+        logBatched(logger, .info, "at once")
         #expect(written() == "<6>at once\n")
         // The timer's write, run late, finds nothing to write.
         asked.runFirst()
@@ -117,7 +122,7 @@ import TestSupport
     @Test func withoutATimerEveryLineIsWrittenAtOnce() {
         let batch = LineBatch(descriptor: ends.write)
         let logger = Logger.standardError(threshold: .info, batch: batch)
-        logger.log(.info, utf8: Array("at once".utf8), batched: true)
+        logBatched(logger, .info, "at once")
         #expect(written() == "<6>at once\n")
     }
 
@@ -155,11 +160,11 @@ import TestSupport
             let batch = LineBatch(descriptor: ends.write)
             batch.keepLines(on: connection)
             let logger = Logger.standardError(threshold: .info, batch: batch)
-            logger.log(.info, utf8: Array("by the timer".utf8), batched: true)
+            logBatched(logger, .info, "by the timer")
             #expect(try await firstWritten() == "<6>by the timer\n")
             // Kept by a timer that never runs: only the close can write it.
             batch.keepLines(timer: { _, _ in })
-            logger.log(.info, utf8: Array("at the close".utf8), batched: true)
+            logBatched(logger, .info, "at the close")
             #expect(written() == "")
             connection.close()
             #expect(try await firstWritten() == "<6>at the close\n")

@@ -34,7 +34,7 @@ import Testing
         for text in Self.texts {
             let (asString, asBytes) = (Recorder(), Recorder())
             asString.logger().log(.info, text)
-            asBytes.logger().log(.info, utf8: Array(text.utf8))
+            Array(text.utf8).withUnsafeBufferPointer { asBytes.logger().log(.info, utf8: $0) }
             let expected = asString.written
             #expect(asBytes.written == expected, "\(displayable(text.prefix(60)))")
             #expect(expected.count == 1)
@@ -45,7 +45,7 @@ import Testing
     @Test func nothingIsWrittenBelowTheThreshold() {
         let recorder = Recorder()
         let logger = recorder.logger(.info)
-        logger.log(.debug, utf8: Array("a line".utf8))
+        Array("a line".utf8).withUnsafeBufferPointer { logger.log(.debug, utf8: $0) }
         logger.debug("a line")
         #expect(recorder.written.isEmpty)
         #expect(logger.writes(.info) && !logger.writes(.debug))
