@@ -99,17 +99,15 @@ struct WriteCoalescingTests {
     /// Whether `count` whole messages wait unread on `descriptor` within
     /// `limit`, read with `MSG_PEEK` so that the loop still reads them all.
     static func waitForMessages(_ count: Int, on descriptor: Int32, within limit: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + limit
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while ContinuousClock.now < deadline {
+        let piled = try? await eventually(within: limit) {
             let waiting = buffer.withUnsafeMutableBytes { buffer in
                 let peeked = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_PEEK | MSG_DONTWAIT))
                 return peeked > 0 ? wholeMessages(in: UnsafeRawBufferPointer(rebasing: buffer[..<peeked])) : 0
             }
-            if waiting >= count { return true }
-            try? await Task.sleep(for: .milliseconds(1))
+            return waiting >= count
         }
-        return false
+        return piled ?? false
     }
 
     static func wholeMessages(in bytes: UnsafeRawBufferPointer) -> Int {
