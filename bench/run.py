@@ -634,6 +634,16 @@ def main():
     defined = set(subprocess.check_output(["nm", "--defined-only", "--format=just-symbols", os.path.realpath(f"{e.bin}/openurld-multicall")], text=True).split())
     row(rows, "scripts/symbol-order.txt: functions the binary still defines", 100 * sum(name in defined for name in listed) / len(listed), "%",
         note="bench/symbol-order rewrites the list; idle RSS grows as it goes stale")
+    # The profile-guided build (scripts/release-flags): LLVM splits a
+    # function's rarely run code off into a ".cold" part only where the
+    # profile gave it counts, so none among the project's own functions
+    # means the build did not use scripts/pgo-profile.proftext.
+    split = [name for name in defined if name.endswith(".cold") and re.match(r"\$s\d+(DBus|OpenURLDaemon|Routing|Router|Rules|Desktop|XDG)", name)]
+    if not split:
+        raise SystemExit("bench: the release build has no function split by its profile: "
+                         "scripts/release-flags did not apply scripts/pgo-profile.proftext (see its warning)")
+    row(rows, "profile-guided build: the project's functions with their rarely run code split off", len(split), "functions",
+        note="scripts/pgo-profile.proftext (bench/pgo-profile rewrites it); 0 would stop the run")
     row(rows, f"daemon RSS with {registered + 1} handlers", rss_registered / 1024, "MiB")
     row(rows, f"daemon RSS after {dispatches} more dispatches", rss_after / 1024, "MiB", rss_registered / 1024, "≈ 1")
     for p in fillers + [base, handling]:
