@@ -283,6 +283,15 @@ def row(rows, name, value, unit, floor=None, target=None, note="", ratio=None):
                  "ratio": round(ratio, 2) if ratio else None, "target": target, "note": note})
 
 
+def other_host_rules(count):
+    """A rule file of `count` rules for hosts the bench's URLs never name:
+    every other one rewrites its host's URLs, the rest discard them."""
+    return "".join(
+        f"[Rule r{i}]\nHosts=host-{i}.example;*.host-{i}.example\n"
+        + (f"Match=^https://host-{i}\\.example/(.*)$\nRewrite=https://mirror-{i}.example/$1" if i % 2 else "Result=discarded") + "\n\n"
+        for i in range(count))
+
+
 def main():
     e = Env()
     rows = []
@@ -550,10 +559,7 @@ def main():
     handling = start([e.busbench, "handlers", e.address, "0"])
     rules_dir = f"{e.dir}/config/openurld/rules.d"
     os.makedirs(rules_dir, exist_ok=True)
-    rules = "".join(
-        f"[Rule r{i}]\nHosts=host-{i}.example;*.host-{i}.example\n"
-        + (f"Match=^https://host-{i}\\.example/(.*)$\nRewrite=https://mirror-{i}.example/$1" if i % 2 else "Result=discarded") + "\n\n"
-        for i in range(1000))
+    rules = other_host_rules(1000)
     def reload(line):
         """SIGHUP, then wait for the daemon to log `line` once more."""
         seen = open(f"{e.dir}/openurld.log").read().count(line)
