@@ -46,7 +46,8 @@ import TestSupport
     /// rarely run code off, and generate every file's code again (the
     /// front end would otherwise keep objects built before the profile
     /// changed). The build that records a profile names functions as the
-    /// release build does.
+    /// release build does, and bench/pgo-profile gets that llvm-profdata
+    /// from the script.
     @Test func theFlagsUseTheProfile() async throws {
         let flags = try await run([Binaries.repository + "/scripts/release-flags"])
         #expect(flags.status == 0, "\(flags.stderr)")
@@ -70,6 +71,12 @@ import TestSupport
         #expect(!counting.contains { $0.hasPrefix(prefix) })
         let runtime = try #require(counting.first { $0.hasSuffix(".a") && $0.contains("libclang_rt.profile") })
         #expect(FileManager.default.fileExists(atPath: runtime))
+
+        // bench/pgo-profile merges and reads the profile with the llvm-profdata that converted it.
+        let tool = try await run([Binaries.repository + "/scripts/release-flags", "--llvm-profdata"])
+        #expect(tool.status == 0, "\(tool.stderr)")
+        let profdata = tool.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(profdata.hasSuffix("/bin/llvm-profdata") && FileManager.default.isExecutableFile(atPath: profdata))
     }
 
     /// Recorded in one directory (bench/pgo-profile's build), the profile
