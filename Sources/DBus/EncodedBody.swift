@@ -78,7 +78,6 @@ public struct EncodedBody: Sendable, Equatable {
 extension WireWriter {
     /// A string as `Value.problem` lets one be sent: without NUL.
     fileprivate mutating func appendChecked(_ text: String) throws(DBusError) {
-        if text.containsByte(0) { throw .invalidArgs("cannot send value: a string contains a NUL character") }
-        appendText(text)
+        guard appendTextWithoutNUL(text) else { throw .invalidArgs("cannot send value: a string contains a NUL character") }
     }
 }

@@ -23,8 +23,17 @@ struct RecentNames {
         }
     }
 
-    private var entries: [(kind: Kind, name: String)] = []
-    private var signatures: [Signature] = []
+    /// A kept name, with its length beside it: a name of another length is
+    /// passed over without touching its `String` (a retain, a release and a
+    /// closure each, for the dozen names a header is compared with).
+    private struct Entry {
+        let kind: Kind
+        let length: Int
+        let name: String
+    }
+
+    private var entries: [Entry] = []
+    private var signatures: [(length: Int, signature: Signature)] = []
     private var nextSignature = 0
     /// The entry replaced next, once all are taken.
     private var next = 0
@@ -40,24 +49,27 @@ struct RecentNames {
 
     /// The name of `kind` whose bytes are `bytes`, if one was kept.
     func find(_ bytes: UnsafeBufferPointer<UInt8>, kind: Kind) -> String? {
-        for index in entries.indices where entries[index].kind == kind && Self.same(entries[index].name, bytes) {
-            return entries[index].name
+        for index in entries.indices where entries[index].length == bytes.count && entries[index].kind == kind {
+            if Self.same(entries[index].name, bytes) { return entries[index].name }
         }
         return nil
     }
 
     /// The signature whose text is `bytes`, if one was kept.
     func findSignature(_ bytes: UnsafeBufferPointer<UInt8>) -> Signature? {
-        signatures.first { Self.same($0.rawValue, bytes) }
+        for index in signatures.indices where signatures[index].length == bytes.count {
+            if Self.same(signatures[index].signature.rawValue, bytes) { return signatures[index].signature }
+        }
+        return nil
     }
 
     /// Keeps `signature`, which was parsed and found valid, in place of the oldest.
     mutating func keep(_ signature: Signature) {
         let most = capacity / 4
         if signatures.count < most {
-            signatures.append(signature)
+            signatures.append((signature.rawValue.utf8.count, signature))
         } else if most > 0 {
-            signatures[nextSignature] = signature
+            signatures[nextSignature] = (signature.rawValue.utf8.count, signature)
             nextSignature = (nextSignature + 1) % most
         }
     }
@@ -71,9 +83,9 @@ struct RecentNames {
     /// Keeps `name`, which passed `kind`'s rule, in place of the oldest.
     mutating func keep(_ name: String, kind: Kind) {
         if entries.count < capacity {
-            entries.append((kind, name))
+            entries.append(Entry(kind: kind, length: name.utf8.count, name: name))
         } else if capacity > 0 {
-            entries[next] = (kind, name)
+            entries[next] = Entry(kind: kind, length: name.utf8.count, name: name)
             next = (next + 1) % capacity
         }
     }

@@ -22,6 +22,10 @@ final class WatchPoller: Sendable {
         let fd: Int32
         /// `POLLIN`, `POLLOUT` or both.
         let events: Int16
+        /// Whether the poller waits on it: set under the poller's lock by
+        /// `set`, read by `isEnabled` for every ready watch without the lock
+        /// or a lookup.
+        fileprivate let isWatched = Atomic<Bool>(false)
         init(fd: Int32, events: Int16) {
             self.fd = fd
             self.events = events
@@ -86,6 +90,7 @@ final class WatchPoller: Sendable {
     func set(_ entry: Entry, enabled: Bool) {
         state.withLock { state in
             if enabled { state.enabled[ObjectIdentifier(entry)] = entry } else { state.enabled[ObjectIdentifier(entry)] = nil }
+            entry.isWatched.store(enabled, ordering: .releasing)
             state.generation &+= 1
         }
         wakeUp()
@@ -106,7 +111,10 @@ final class WatchPoller: Sendable {
     /// The poll thread, once it runs: set by it, so that it alone can equal it.
     private let pollThread = Atomic<UInt>(0)
 
-    func isEnabled(_ entry: Entry) -> Bool { state.withLock { $0.enabled[ObjectIdentifier(entry)] != nil } }
+    /// Whether `entry` is still waited on (`set` has not removed it). An
+    /// entry belongs to the poller its loop made it for, and the loop
+    /// removes its entries before it stops that poller.
+    func isEnabled(_ entry: Entry) -> Bool { entry.isWatched.load(ordering: .acquiring) }
 
     /// Ends the thread; the descriptor is closed by the thread on its way out.
     func stop() {

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Writes values in the wire format, little-endian, into one growing
 /// buffer whose offset 0 is 8-aligned (a message's start, or its body's).
 ///
@@ -88,11 +90,34 @@ struct WireWriter: ~Copyable {
 
     /// A string or an object path: its length, its bytes and a NUL.
     mutating func appendText(_ text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            append(UInt32(utf8.count))
-            appendBytes(utf8)
+        // Read in place: `withUTF8` needs a mutable copy of the string, a
+        // retain and a release for each of a message's dozen texts.
+        withUTF8(of: text) { writer, utf8 in writer.appendCounted(utf8) }
+    }
+
+    /// `appendText`, unless `text` holds a NUL (which no D-Bus string may):
+    /// then nothing is written and the answer is `false`. One pass over
+    /// the string's bytes for the check and the copy.
+    mutating func appendTextWithoutNUL(_ text: String) -> Bool {
+        withUTF8(of: text) { writer, utf8 in
+            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) != nil { return false }
+            writer.appendCounted(utf8)
+            return true
         }
+    }
+
+    /// `body` with `text`'s UTF-8 bytes, in place when they are contiguous
+    /// (always, for a native string), else from a copy.
+    private mutating func withUTF8<Result>(of text: String, _ body: (inout WireWriter, UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ body(&self, $0) }) { return result }
+        var text = text
+        return text.withUTF8 { body(&self, $0) }
+    }
+
+    /// A length, the bytes and a NUL.
+    private mutating func appendCounted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        append(UInt32(utf8.count))
+        appendBytes(utf8)
         appendByte(0)
     }
 

@@ -65,6 +65,15 @@ import WireAgreement
         #expect(throws: DBus.DBusError.invalidArgs("cannot send value: a string contains a NUL character")) {
             try Self.body("a", [("k", "\u{0}")])
         }
+        // Past the sixteen bytes a string keeps in itself, and at either end.
+        for text in ["https://example.org/\u{0}", "\u{0}https://example.org/", "https://example.org/a\u{0}b/c/d/e/f"] {
+            #expect(throws: DBus.DBusError.invalidArgs("cannot send value: a string contains a NUL character")) {
+                try Self.body(text, [])
+            }
+            #expect(throws: DBus.DBusError.invalidArgs("cannot send value: a string contains a NUL character")) {
+                try Self.body("a", [("key", text)])
+            }
+        }
     }
 
     @Test func itHoldsToItsSignature() {

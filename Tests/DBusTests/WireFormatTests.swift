@@ -293,6 +293,21 @@ import WireAgreement
         #expect(wireDisagreement(on: bytes) == nil)
     }
 
+    /// Kept names are told apart by their length first: names of one
+    /// length must still be compared byte by byte.
+    @Test func aNameOfTheSameLengthIsNotTakenForAnother() throws {
+        var recent = RecentNames()
+        let names: [(InterfaceName, MemberName, BusName)] = [
+            ("org.example.A", "Ping", ":1.5"), ("org.example.B", "Pong", ":1.6"), ("org.example.A", "Pong", ":1.5"),
+            ("org.example.B", "Ping", ":1.7"), ("org.example.AB", "Pin", ":1.50"),
+        ]
+        for (serial, (interface, member, sender)) in names.enumerated() {
+            let call = MessageHeader(
+                kind: .methodCall, serial: UInt32(serial + 1), path: "/a", interface: interface, member: member, sender: sender)
+            #expect(try WireFormat.decodeHeader(try WireFormat.encode(call, body: []), recent: &recent).header == call)
+        }
+    }
+
     @Test func aSignatureIsReusedOnlyForTheSameText() throws {
         var recent = RecentNames()
         for (serial, signature) in [Signature("s"), "sa{sv}", "s", "ss", "sa{sv}", "b", "as", "a(ss)", "s", "(i)", "a{sv}"].enumerated() {
