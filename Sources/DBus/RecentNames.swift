@@ -5,7 +5,11 @@ import Glibc
 /// message naming one of them again gets the same `String`, with no
 /// allocation and no check run again. A run of calls to one object from one
 /// caller names the same five things every time. Body signatures are kept
-/// the same way, parsed: such a run carries the same one or two.
+/// the same way, parsed: such a run carries the same one or two. And whole
+/// headers, with their fields' bytes: such a run's calls have the same
+/// fields byte for byte, and the replies to them differ only in the reply
+/// serial, so a header is mostly read by one comparison of bytes
+/// (`WireReader.readHeader`).
 ///
 /// Used on one thread (a connection's loop), like the stream it reads.
 struct RecentNames {
@@ -32,7 +36,48 @@ struct RecentNames {
         let name: String
     }
 
+    /// A header read lately, kept with the bytes of its fields: a message
+    /// whose fields are the same bytes (its reply serial apart: a reply's
+    /// only field that changes from one to the next) has the same header.
+    struct KnownHeader {
+        let kind: Message.Kind
+        let bigEndian: Bool
+        /// The header fields' bytes, from offset 16 to their end.
+        let fields: [UInt8]
+        /// Where in `fields` the REPLY_SERIAL field's number is, if it has one.
+        let replySerialAt: Int?
+        /// Whether a SIGNATURE field is among them (a body needs one).
+        let hasSignature: Bool
+        let header: MessageHeader
+
+        init(kind: Message.Kind, bigEndian: Bool, fields: UnsafeRawBufferPointer, replySerialAt: Int?, hasSignature: Bool, header: MessageHeader) {
+            self.kind = kind
+            self.bigEndian = bigEndian
+            self.fields = Array(fields)
+            self.replySerialAt = replySerialAt
+            self.hasSignature = hasSignature
+            self.header = header
+        }
+
+        /// Whether `bytes` are these fields, the reply serial's four bytes apart.
+        func matches(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard bytes.count == fields.count, let other = bytes.baseAddress else { return false }
+            return fields.withUnsafeBytes { kept in
+                guard let base = kept.baseAddress else { return false }
+                guard let at = replySerialAt else { return memcmp(base, other, fields.count) == 0 }
+                let after = at + 4
+                return memcmp(base, other, at) == 0 && memcmp(base + after, other + after, fields.count - after) == 0
+            }
+        }
+    }
+
+    /// Headers whose fields take more bytes than this are not kept: a
+    /// peer's long names must not make every later message's check long.
+    static let longestKeptFields = 256
+
     private var entries: [Entry] = []
+    private var headers: [KnownHeader] = []
+    private var nextHeader = 0
     private var signatures: [(length: Int, signature: Signature)] = []
     private var nextSignature = 0
     /// The entry replaced next, once all are taken.
@@ -53,6 +98,26 @@ struct RecentNames {
             if Self.same(entries[index].name, bytes) { return entries[index].name }
         }
         return nil
+    }
+
+    /// The header kept for fields of `kind` whose bytes are `fields`, if one was.
+    func header(kind: Message.Kind, bigEndian: Bool, fields: UnsafeRawBufferPointer) -> KnownHeader? {
+        for index in headers.indices where headers[index].fields.count == fields.count {
+            if headers[index].kind == kind, headers[index].bigEndian == bigEndian, headers[index].matches(fields) { return headers[index] }
+        }
+        return nil
+    }
+
+    /// Keeps `header`, which was read from its fields and found valid, in place of the oldest.
+    mutating func keep(_ header: KnownHeader) {
+        let most = capacity / 4
+        guard most > 0, header.fields.count <= Self.longestKeptFields else { return }
+        if headers.count < most {
+            headers.append(header)
+        } else {
+            headers[nextHeader] = header
+            nextHeader = (nextHeader + 1) % most
+        }
     }
 
     /// The signature whose text is `bytes`, if one was kept.

@@ -357,6 +357,77 @@ import WireAgreement
         return bytes
     }
 
+    /// A header whose fields are the bytes of one read lately is taken from
+    /// it, with the message's own serial, flags and reply serial; each of
+    /// the checks that depend on more than those bytes is still made.
+    @Test func aHeaderWithTheFieldsOfOneReadLatelyIsTheSameHeader() throws {
+        var recent = RecentNames()
+        for serial in UInt32(1)...4 {
+            let reply = MessageHeader(
+                kind: .methodReturn, flags: serial.isMultiple(of: 2) ? .noReplyExpected : [], serial: serial, replySerial: 100 + serial,
+                destination: ":1.5", sender: ":1.9", signature: "ss")
+            let bytes = try WireFormat.encode(reply, body: [.string("handled"), .string("")])
+            #expect(try WireFormat.decodeHeader(bytes, recent: &recent).header == reply)
+        }
+        // A reply serial of 0, written over the one the kept header's fields had.
+        let kept = try WireFormat.encode(
+            MessageHeader(kind: .methodReturn, serial: 9, replySerial: 0x0A0B_0C0D, destination: ":1.5", sender: ":1.9", signature: "ss"),
+            body: [.string("handled"), .string("")])
+        var zero = kept
+        let at = try #require((16..<kept.count - 3).first { Array(kept[$0..<$0 + 4]) == [0x0D, 0x0C, 0x0B, 0x0A] })
+        zero.replaceSubrange(at..<at + 4, with: [0, 0, 0, 0])
+        for _ in 0..<2 {
+            let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(zero, recent: &recent) }
+            #expect(refused?.message.contains("the REPLY_SERIAL field is 0") == true, "\(String(describing: refused))")
+        }
+        #expect(wireDisagreement(on: zero) == nil)
+    }
+
+    @Test func theKeptHeaderOfAnotherKindIsNotTaken() throws {
+        var recent = RecentNames()
+        // A call with no INTERFACE field is valid; a signal with the same fields is not.
+        let call = try WireFormat.encode(MessageHeader(kind: .methodCall, serial: 1, path: "/a", member: "Ping"), body: [])
+        _ = try WireFormat.decodeHeader(call, recent: &recent)
+        var signal = call
+        signal[1] = 4
+        let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(signal, recent: &recent) }
+        #expect(refused?.message.contains("a signal has no INTERFACE") == true, "\(String(describing: refused))")
+        #expect(wireDisagreement(on: signal) == nil)
+    }
+
+    @Test func aBodyStillNeedsASignatureWhenTheFieldsAreKnown() throws {
+        var recent = RecentNames()
+        let call = try WireFormat.encode(MessageHeader(kind: .methodCall, serial: 1, path: "/a", member: "Ping"), body: [])
+        _ = try WireFormat.decodeHeader(call, recent: &recent)
+        // The same fields, and four bytes of body.
+        var withBody = call
+        withBody.replaceSubrange(4..<8, with: [4, 0, 0, 0])
+        withBody += [1, 0, 0, 0]
+        for _ in 0..<2 {
+            let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(withBody, recent: &recent) }
+            #expect(refused?.message.contains("has a body but no SIGNATURE field") == true, "\(String(describing: refused))")
+        }
+        #expect(wireDisagreement(on: withBody) == nil)
+    }
+
+    @Test func longFieldsAreNotKept() throws {
+        var recent = RecentNames()
+        let long = MessageHeader(
+            kind: .methodCall, serial: 1, path: ObjectPath(trusted: "/" + String(repeating: "a", count: RecentNames.longestKeptFields)), member: "Ping")
+        let bytes = try WireFormat.encode(long, body: [])
+        #expect(try WireFormat.decodeHeader(bytes, recent: &recent).header == long)
+        let fieldsLength = Int(bytes[12]) | Int(bytes[13]) << 8
+        bytes.withUnsafeBytes { all in
+            #expect(recent.header(kind: .methodCall, bigEndian: false, fields: UnsafeRawBufferPointer(rebasing: all[16..<16 + fieldsLength])) == nil)
+        }
+        let short = try WireFormat.encode(MessageHeader(kind: .methodCall, serial: 2, path: "/a", member: "Ping"), body: [])
+        _ = try WireFormat.decodeHeader(short, recent: &recent)
+        let shortLength = Int(short[12]) | Int(short[13]) << 8
+        short.withUnsafeBytes { all in
+            #expect(recent.header(kind: .methodCall, bigEndian: false, fields: UnsafeRawBufferPointer(rebasing: all[16..<16 + shortLength])) != nil)
+        }
+    }
+
     @Test func moreNamesThanItKeepsAreStillReadRight() throws {
         var recent = RecentNames()
         for index in 0..<(3 * RecentNames().capacity) {
