@@ -288,9 +288,7 @@ import WireAgreement
         // (written here as a trusted name, which the writer does not check).
         let bytes = try WireFormat.encode(
             MessageHeader(kind: .methodCall, serial: 2, path: "/a", interface: InterfaceName(trusted: "Ping"), member: "Ping"), body: [])
-        let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(bytes, recent: &recent) }
-        #expect(refused?.message.contains("INTERFACE field is not a valid interface name") == true)
-        #expect(wireDisagreement(on: bytes) == nil)
+        Self.expectRefused(bytes, recent: &recent, saying: "INTERFACE field is not a valid interface name")
     }
 
     /// Kept names are told apart by their length first: names of one
@@ -322,11 +320,20 @@ import WireAgreement
         // A reply with no body, given a SIGNATURE field of "a" (an array of nothing).
         let bare = try WireFormat.encode(MessageHeader(kind: .methodReturn, serial: 99, replySerial: 1), body: [])
         let broken = Self.withSignatureField("a", in: bare)
-        for _ in 0..<2 {
-            let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(broken, recent: &recent) }
-            #expect(refused?.message.contains("a signature is not valid") == true, "\(String(describing: refused))")
+        Self.expectRefused(broken, recent: &recent, saying: "a signature is not valid", times: 2)
+    }
+
+    /// Expects `bytes` refused, read after what `recent` keeps, `times` in a
+    /// row (a refusal keeps nothing), saying `reason`; libdbus refuses them too.
+    static func expectRefused(
+        _ bytes: [UInt8], recent: inout RecentNames, saying reason: String, times: Int = 1,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for _ in 0..<times {
+            let refused = #expect(throws: DBusError.self, sourceLocation: sourceLocation) { try WireFormat.decodeHeader(bytes, recent: &recent) }
+            #expect(refused?.message.contains(reason) == true, "\(String(describing: refused))", sourceLocation: sourceLocation)
         }
-        #expect(wireDisagreement(on: broken) == nil)
+        #expect(wireDisagreement(on: bytes) == nil, sourceLocation: sourceLocation)
     }
 
     /// A value of `type`, for a body to write.
@@ -376,11 +383,7 @@ import WireAgreement
         var zero = kept
         let at = try #require((16..<kept.count - 3).first { Array(kept[$0..<$0 + 4]) == [0x0D, 0x0C, 0x0B, 0x0A] })
         zero.replaceSubrange(at..<at + 4, with: [0, 0, 0, 0])
-        for _ in 0..<2 {
-            let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(zero, recent: &recent) }
-            #expect(refused?.message.contains("the REPLY_SERIAL field is 0") == true, "\(String(describing: refused))")
-        }
-        #expect(wireDisagreement(on: zero) == nil)
+        Self.expectRefused(zero, recent: &recent, saying: "the REPLY_SERIAL field is 0", times: 2)
     }
 
     @Test func theKeptHeaderOfAnotherKindIsNotTaken() throws {
@@ -390,9 +393,7 @@ import WireAgreement
         _ = try WireFormat.decodeHeader(call, recent: &recent)
         var signal = call
         signal[1] = 4
-        let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(signal, recent: &recent) }
-        #expect(refused?.message.contains("a signal has no INTERFACE") == true, "\(String(describing: refused))")
-        #expect(wireDisagreement(on: signal) == nil)
+        Self.expectRefused(signal, recent: &recent, saying: "a signal has no INTERFACE")
     }
 
     @Test func aBodyStillNeedsASignatureWhenTheFieldsAreKnown() throws {
@@ -403,11 +404,7 @@ import WireAgreement
         var withBody = call
         withBody.replaceSubrange(4..<8, with: [4, 0, 0, 0])
         withBody += [1, 0, 0, 0]
-        for _ in 0..<2 {
-            let refused = #expect(throws: DBusError.self) { try WireFormat.decodeHeader(withBody, recent: &recent) }
-            #expect(refused?.message.contains("has a body but no SIGNATURE field") == true, "\(String(describing: refused))")
-        }
-        #expect(wireDisagreement(on: withBody) == nil)
+        Self.expectRefused(withBody, recent: &recent, saying: "has a body but no SIGNATURE field", times: 2)
     }
 
     @Test func longFieldsAreNotKept() throws {
