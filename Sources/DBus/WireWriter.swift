@@ -96,8 +96,8 @@ struct WireWriter: ~Copyable {
     }
 
     /// `appendText`, unless `text` holds a NUL (which no D-Bus string may):
-    /// then nothing is written and the answer is `false`. One pass over
-    /// the string's bytes for the check and the copy.
+    /// then nothing is written and the answer is `false`. The check and the
+    /// copy read the same bytes, reached once.
     mutating func appendTextWithoutNUL(_ text: String) -> Bool {
         withUTF8(of: text) { writer, utf8 in
             if let base = utf8.baseAddress, memchr(base, 0, utf8.count) != nil { return false }
