@@ -100,10 +100,18 @@ struct RecentNames {
         return nil
     }
 
-    /// The header kept for fields of `kind` whose bytes are `fields`, if one was.
-    func header(kind: Message.Kind, bigEndian: Bool, fields: UnsafeRawBufferPointer) -> KnownHeader? {
+    /// The header kept for fields of `kind` whose bytes are `fields`, if one
+    /// was, with where in them its reply serial is and whether they have a
+    /// SIGNATURE field. Only the header is copied: returning the whole kept
+    /// entry copied it with its fields' bytes, then the header again out of
+    /// it, seven names retained and released each time.
+    func header(kind: Message.Kind, bigEndian: Bool, fields: UnsafeRawBufferPointer)
+        -> (header: MessageHeader, replySerialAt: Int?, hasSignature: Bool)?
+    {
         for index in headers.indices where headers[index].fields.count == fields.count {
-            if headers[index].kind == kind, headers[index].bigEndian == bigEndian, headers[index].matches(fields) { return headers[index] }
+            if headers[index].kind == kind, headers[index].bigEndian == bigEndian, headers[index].matches(fields) {
+                return (headers[index].header, headers[index].replySerialAt, headers[index].hasSignature)
+            }
         }
         return nil
     }

@@ -59,11 +59,10 @@ struct WireReader {
         // Fields the same, byte for byte, as a header read lately (its
         // reply serial apart) read the same: that header is taken, with
         // this message's serial, flags and reply serial.
-        if let known = recent.header(kind: kind, bigEndian: bigEndian, fields: fields) {
-            var header = known.header
+        if case (var header, let replySerialAt, let hasSignature)? = recent.header(kind: kind, bigEndian: bigEndian, fields: fields) {
             header.serial = serial
             header.flags = flags
-            if let at = known.replySerialAt {
+            if let at = replySerialAt {
                 position = WireFormat.fixedHeaderSize + at
                 let answered = try read(UInt32.self)
                 // At the field's start, as when the fields are read one by one.
@@ -72,7 +71,7 @@ struct WireReader {
             }
             position = end
             try align(8)
-            if !known.hasSignature, bodyLength > 0 { throw failure("the message has a body but no SIGNATURE field", at: position) }
+            if !hasSignature, bodyLength > 0 { throw failure("the message has a body but no SIGNATURE field", at: position) }
             return header
         }
         // The fields are read into the header in place, one field per call
