@@ -101,7 +101,10 @@ struct BusSocket: Sendable {
     func send(_ bytes: [UInt8], before deadline: ContinuousClock.Instant) throws(DBusError) {
         var offset = 0
         while true {
-            offset += try sendNow(bytes[offset...])
+            let sent = bytes.withUnsafeBytes { all in
+                Result { () throws(DBusError) in try sendNow(UnsafeRawBufferPointer(rebasing: all[offset...])) }
+            }
+            offset += try sent.get()
             guard offset < bytes.count else { return }
             try wait(for: Int16(POLLOUT), before: deadline)
         }
@@ -109,12 +112,11 @@ struct BusSocket: Sendable {
 
     /// Writes as much of `bytes` as the socket takes without waiting; how much it took.
     /// - Throws: `Disconnected` for any failure but a full socket.
-    func sendNow(_ bytes: ArraySlice<UInt8>) throws(DBusError) -> Int {
+    func sendNow(_ bytes: UnsafeRawBufferPointer) throws(DBusError) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { all in
-                retryingOnInterrupt { Glibc.send(descriptor.rawValue, all.baseAddress! + offset, all.count - offset, Int32(MSG_NOSIGNAL)) }
-            }
+            let written = retryingOnInterrupt { Glibc.send(descriptor.rawValue, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
             if written > 0 {
                 offset += written
                 continue

@@ -185,7 +185,12 @@ final class EventLoop: @unchecked Sendable {
             lastSerial = lastSerial == UInt32.max ? 1 : lastSerial + 1
             serial = lastSerial
         }
-        let bytes = try message.wireBytes(serial: serial)
+        try message.withWireBytes(serial: serial) { bytes in send(bytes) }
+        return serial
+    }
+
+    /// Writes a message's `bytes`, or queues what the socket has no room for.
+    private func send(_ bytes: UnsafeRawBufferPointer) {
         if isInTurn, workWaitsInTurn {
             // Written with the messages the turn's next work sends (see `writeAtTurnEnd`).
             outgoing.append(contentsOf: bytes)
@@ -193,15 +198,14 @@ final class EventLoop: @unchecked Sendable {
         } else if outgoingStart == outgoing.count {
             outgoing.removeAll(keepingCapacity: outgoing.capacity <= MessageStream.keptCapacity)
             outgoingStart = 0
-            let written = write(bytes[...])
-            if written < bytes.count { outgoing.append(contentsOf: bytes[written...]) }
+            let written = write(bytes)
+            if written < bytes.count { outgoing.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[written...])) }
             waitForRoomIfNeeded()
         } else {
             outgoing.append(contentsOf: bytes)
             // Bytes kept back earlier in this turn go with it; a full socket's wait for room.
             if writable == nil { flushQueued() }
         }
-        return serial
     }
 
     /// Whether this turn has kept messages back, to write them with those
@@ -232,7 +236,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Writes as much of `bytes` as the socket takes now; how much it took.
     /// A failure other than a full socket closes the connection (at the end of the turn).
-    private func write(_ bytes: ArraySlice<UInt8>) -> Int {
+    private func write(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let socket else { return 0 }
         writes &+= 1
         do {
@@ -246,7 +250,7 @@ final class EventLoop: @unchecked Sendable {
     /// Writes what is queued, as far as the socket takes it.
     private func flushQueued() {
         guard outgoingStart < outgoing.count else { return }
-        outgoingStart += write(outgoing[outgoingStart...])
+        outgoingStart += outgoing.withUnsafeBytes { write(UnsafeRawBufferPointer(rebasing: $0[outgoingStart...])) }
         if outgoingStart == outgoing.count {
             outgoing.removeAll(keepingCapacity: outgoing.capacity <= MessageStream.keptCapacity)
             outgoingStart = 0

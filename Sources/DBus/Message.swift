@@ -128,6 +128,18 @@ public final class Message: Sendable {
         if let encoded { return try WireFormat.encode(header, serial: serial, flags: flags, encodedBody: encoded) }
         return try WireFormat.encode(header, serial: serial, flags: flags, checkedBody: values)
     }
+
+    /// `body` given the bytes `wireBytes` makes, where they are written: a
+    /// message sent is not copied into an array of its own on the way.
+    /// Inlined with its closure: a closure context made for a call held its
+    /// captures strongly, and the loop (`EventLoop.send`), which has weak
+    /// references, was retained and released on the runtime's slow path.
+    @inline(__always)
+    func withWireBytes<Result>(serial: UInt32, _ body: (UnsafeRawBufferPointer) -> Result) throws(DBusError) -> Result {
+        guard wire.isEmpty else { return wire.withUnsafeBytes(body) }
+        if let encoded { return try WireFormat.written(header, serial: serial, flags: flags, encodedBody: encoded).withBytes(body) }
+        return try WireFormat.written(header, serial: serial, flags: flags, checkedBody: values).withBytes(body)
+    }
 }
 
 // MARK: - Building messages

@@ -64,6 +64,22 @@ public enum WireFormat {
     static func encode(
         _ header: MessageHeader, serial: UInt32? = nil, flags: MessageHeader.Flags? = nil, checkedBody body: [Value]
     ) throws(DBusError) -> [UInt8] {
+        try written(header, serial: serial, flags: flags, checkedBody: body).finish()
+    }
+
+    /// `encode(_:serial:flags:encodedBody:)` into an array.
+    static func encode(
+        _ header: MessageHeader, serial: UInt32? = nil, flags: MessageHeader.Flags? = nil, encodedBody body: EncodedBody
+    ) throws(DBusError) -> [UInt8] {
+        try written(header, serial: serial, flags: flags, encodedBody: body).finish()
+    }
+
+    /// The message `encode` writes, left in the writer: a message sent is
+    /// sent from there (`Message.withWireBytes`), with no array made and
+    /// filled with a copy of it first.
+    static func written(
+        _ header: MessageHeader, serial: UInt32? = nil, flags: MessageHeader.Flags? = nil, checkedBody body: [Value]
+    ) throws(DBusError) -> WireWriter {
         // One buffer: the header, then the body, whose length is written
         // into the fixed header once it is known.
         // Room for a typical call (openurld's HandleURL is 272 bytes) without growing.
@@ -79,11 +95,11 @@ public enum WireFormat {
         return try writer.finishMessage(bodyStart: bodyStart)
     }
 
-    /// `encode` of a body written as it was made (`EncodedBody`), as `encode`
+    /// `written` of a body written as it was made (`EncodedBody`), as `written`
     /// of its values would write it.
-    static func encode(
+    static func written(
         _ header: MessageHeader, serial: UInt32? = nil, flags: MessageHeader.Flags? = nil, encodedBody body: EncodedBody
-    ) throws(DBusError) -> [UInt8] {
+    ) throws(DBusError) -> WireWriter {
         var writer = WireWriter(capacity: 512)
         let fields = try writer.beginMessage(header, serial: serial, flags: flags)
         if !body.bytes.isEmpty {
@@ -228,12 +244,12 @@ extension WireWriter {
 
     /// The message written, its body's length (from `bodyStart`) in place.
     /// - Throws: `InvalidArgs` for a message over 128 MiB.
-    fileprivate consuming func finishMessage(bodyStart: Int) throws(DBusError) -> [UInt8] {
+    fileprivate consuming func finishMessage(bodyStart: Int) throws(DBusError) -> WireWriter {
         guard count <= WireFormat.maximumMessageSize else {
             throw .invalidArgs("cannot encode the message: it is longer than 128 MiB")
         }
         patch(UInt32(count - bodyStart), at: 4)
-        return finish()
+        return self
     }
 
     /// A header field holding a string or an object path, when there is one.

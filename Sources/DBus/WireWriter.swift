@@ -27,6 +27,11 @@ struct WireWriter: ~Copyable {
         Array(UnsafeBufferPointer(start: storage, count: count))
     }
 
+    /// `body` given the bytes written, where they are.
+    borrowing func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
+
     /// Room for `more` bytes past `count`. Inlined, as are the appends
     /// below: a message is written a few bytes at a time.
     @inline(__always)

@@ -49,6 +49,23 @@ import WireAgreement
         #expect(!reply.expectsReply)
     }
 
+    /// A message is sent from where it is written (`withWireBytes`): the
+    /// bytes are `wireBytes`', for a body of values, one written as it was
+    /// made, and a message as it arrived (whose own serial stays).
+    @Test func itIsSentAsItsBytesRead() throws {
+        let values = try Message.methodCall(
+            destination: ":1.42", path: "/h0", interface: "org.openurld.Handler1", member: "HandleURL", arguments: Self.bodies[1])
+        let encoded = Message.methodCall(
+            destination: ":1.42", path: "/h0", interface: "org.openurld.Handler1", member: "HandleURL",
+            body: try EncodedBody(signature: "s") { body throws(DBusError) in try body.append("https://example.com/") })
+        var recent = RecentNames()
+        let received = try Message(received: try values.wireBytes(serial: 3), recent: &recent)
+        for message in [values, encoded, received] {
+            #expect(try message.withWireBytes(serial: 9) { Array($0) } == (try message.wireBytes(serial: 9)))
+        }
+        #expect(try received.withWireBytes(serial: 9) { Array($0) } == (try values.wireBytes(serial: 3)))
+    }
+
     /// A reply names its call's serial; libdbus aborts the process when asked
     /// to answer a call that has none (never sent). The wrapper refuses first.
     @Test func aCallNeverSentCannotBeAnswered() throws {
