@@ -7,7 +7,9 @@ import SafeText
 ///
 ///     let body = try EncodedBody(signature: "sa{sv}") { body throws(DBusError) in
 ///         try body.append(url)
-///         try body.appendStringVariants([("caller", caller)])
+///         try body.appendStringVariants { entries throws(DBusError) in
+///             try entries.append("caller", caller)
+///         }
 ///     }
 ///
 /// It is checked as it is written, as `Value.problem` checks a value: each
@@ -45,26 +47,48 @@ public struct EncodedBody: Sendable, Equatable {
 
         /// A string (`s`).
         public mutating func append(_ text: String) throws(DBusError) {
-            try expect(.string)
+            try expect(.string) { if case .string = $0 { true } else { false } }
             try wire.appendChecked(text)
         }
 
-        /// A dictionary of strings held in variants (`a{sv}`), in the order given.
-        public mutating func appendStringVariants(_ entries: [(key: String, value: String)]) throws(DBusError) {
-            try expect(.dictionary(key: .string, value: .variant))
+        /// A dictionary of strings held in variants (`a{sv}`), whose entries
+        /// `write` appends in order. Each is written as it is appended: no
+        /// list of them is made first.
+        public mutating func appendStringVariants(_ write: (inout StringVariants) throws(DBusError) -> Void) throws(DBusError) {
+            try expect(.dictionary(key: .string, value: .variant)) { if case .dictionary(.string, .variant) = $0 { true } else { false } }
             let array = wire.beginArray(alignment: 8)
-            for (key, value) in entries {
-                wire.pad(to: 8)
-                try wire.appendChecked(key)
-                wire.appendSignatureCode(UInt8(ascii: "s"))
-                try wire.appendChecked(value)
+            try withUnsafeMutablePointer(to: &wire) { wire throws(DBusError) in
+                var entries = StringVariants(wire: wire)
+                try write(&entries)
             }
             try wire.endArray(array)
         }
 
-        private mutating func expect(_ type: DBusType) throws(DBusError) {
-            guard next < types.count else { throw .invalidArgs("cannot write a \(type) past the body's signature") }
-            guard types[next] == type else { throw .invalidArgs("cannot write a \(type) where the body's signature has a \(types[next])") }
+        /// The entries of a dictionary of string variants, being written:
+        /// given to `appendStringVariants`'s closure only, which can neither
+        /// copy it nor keep it.
+        public struct StringVariants: ~Copyable {
+            /// The body's writer, which `appendStringVariants` lends for its closure's length.
+            private let wire: UnsafeMutablePointer<WireWriter>
+
+            fileprivate init(wire: UnsafeMutablePointer<WireWriter>) { self.wire = wire }
+
+            /// The entry `key` → `value` (held in a variant).
+            public mutating func append(_ key: String, _ value: String) throws(DBusError) {
+                wire.pointee.pad(to: 8)
+                try wire.pointee.appendChecked(key)
+                wire.pointee.appendSignatureCode(UInt8(ascii: "s"))
+                try wire.pointee.appendChecked(value)
+            }
+        }
+
+        /// Counts the next type of the signature written, which `matches`
+        /// tells is `type` (matched in place: an `a{sv}` made to compare
+        /// with was an allocation, an equality walked through its boxes and
+        /// a release, for every body).
+        private mutating func expect(_ type: @autoclosure () -> DBusType, _ matches: (DBusType) -> Bool) throws(DBusError) {
+            guard next < types.count else { throw .invalidArgs("cannot write a \(type()) past the body's signature") }
+            guard matches(types[next]) else { throw .invalidArgs("cannot write a \(type()) where the body's signature has a \(types[next])") }
             next += 1
         }
 

@@ -32,13 +32,12 @@ extension DispatcherAPI {
         public func handleURLArguments(url: String) throws(DBusError) -> EncodedBody {
             try EncodedBody(signature: Self.handleURLSignature) { body throws(DBusError) in
                 try body.append(url)
-                var entries: [(key: String, value: String)] = []
-                entries.reserveCapacity(4)
-                if let activationToken { entries.append((OptionKey.activationToken, activationToken)) }
-                entries.append((OptionKey.caller, caller))
-                entries.append((OptionKey.callerAppID, callerAppID))
-                entries.append((OptionKey.originalURL, originalURL))
-                try body.appendStringVariants(entries)
+                try body.appendStringVariants { entries throws(DBusError) in
+                    if let activationToken { try entries.append(OptionKey.activationToken, activationToken) }
+                    try entries.append(OptionKey.caller, caller)
+                    try entries.append(OptionKey.callerAppID, callerAppID)
+                    try entries.append(OptionKey.originalURL, originalURL)
+                }
             }
         }
 

@@ -24,7 +24,9 @@ import WireAgreement
     static func body(_ url: String, _ entries: [(key: String, value: String)]) throws(DBus.DBusError) -> EncodedBody {
         try EncodedBody(signature: "sa{sv}") { body throws(DBus.DBusError) in
             try body.append(url)
-            try body.appendStringVariants(entries)
+            try body.appendStringVariants { written throws(DBus.DBusError) in
+                for (key, value) in entries { try written.append(key, value) }
+            }
         }
     }
 
@@ -78,8 +80,14 @@ import WireAgreement
 
     @Test func itHoldsToItsSignature() {
         // Another type than the next.
-        #expect(throws: DBus.DBusError.self) {
-            try EncodedBody(signature: "sa{sv}") { body throws(DBus.DBusError) in try body.appendStringVariants([]) }
+        #expect(throws: DBus.DBusError.invalidArgs("cannot write a a{sv} where the body's signature has a s")) {
+            try EncodedBody(signature: "sa{sv}") { body throws(DBus.DBusError) in try body.appendStringVariants { _ throws(DBus.DBusError) in } }
+        }
+        #expect(throws: DBus.DBusError.invalidArgs("cannot write a s where the body's signature has a a{sv}")) {
+            try EncodedBody(signature: "sa{sv}") { body throws(DBus.DBusError) in
+                try body.append("a")
+                try body.append("b")
+            }
         }
         // Past the end.
         #expect(throws: DBus.DBusError.self) {
