@@ -244,7 +244,9 @@ final class PendingCall: @unchecked Sendable {
     @exclusivity(unchecked) var awaitingFrom: String?
     /// Refuse to send when this many calls to the destination await an answer.
     @exclusivity(unchecked) var awaitingLimit: Int?
-    @exclusivity(unchecked) var deadline: DispatchTime = .now()
+    /// When the call gives up waiting, set as it is sent (a constant until
+    /// then: the clock read for an initial value was thrown away at once).
+    @exclusivity(unchecked) var deadline = DispatchTime(uptimeNanoseconds: 0)
     /// How many forged replies were dropped for this call.
     @exclusivity(unchecked) private var forgeries = 0
     private let state = Mutex(State())

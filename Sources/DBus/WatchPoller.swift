@@ -166,6 +166,9 @@ final class WatchPoller: Sendable {
         var entries: [Entry] = []
         var fds: [pollfd] = []
         var built: UInt64?
+        // The clock as the deadline check read it, for the next wait: a
+        // turn reads it once rather than twice (a forwarded call makes two).
+        var lastRead: UInt64?
         while true {
             guard let (generation, deadline) = state.withLock({ $0.stopped ? nil : ($0.generation, $0.deadline) }) else { return }
             if built != generation {
@@ -174,7 +177,8 @@ final class WatchPoller: Sendable {
                 for entry in entries { fds.append(pollfd(fd: entry.fd, events: entry.events, revents: 0)) }
             }
             for index in fds.indices { fds[index].revents = 0 }
-            let wait = deadline.map { Self.milliseconds(until: $0) } ?? -1
+            let wait = deadline.map { Self.milliseconds(until: $0, now: lastRead ?? DispatchTime.now().uptimeNanoseconds) } ?? -1
+            lastRead = nil
             let ready = retryingOnInterrupt { fds.withUnsafeMutableBufferPointer { poll($0.baseAddress!, nfds_t($0.count), wait) } }
             guard ready >= 0 else {
                 // EBADF, EINVAL, ENOMEM: it would fail again at once. The
@@ -193,7 +197,12 @@ final class WatchPoller: Sendable {
                 }
             }
             let due = state.withLock { state -> Bool in
-                guard let set = state.deadline, set <= DispatchTime.now().uptimeNanoseconds else { return false }
+                guard let set = state.deadline else { return false }
+                let now = DispatchTime.now().uptimeNanoseconds
+                guard set <= now else {
+                    lastRead = now
+                    return false
+                }
                 state.deadline = nil
                 return true
             }
@@ -211,10 +220,9 @@ final class WatchPoller: Sendable {
         let revents: Int16
     }
 
-    /// `poll`'s timeout for `deadline`: whole milliseconds, rounded up, so
-    /// that the thread never wakes just before it and spins.
-    static func milliseconds(until deadline: UInt64) -> Int32 {
-        let now = DispatchTime.now().uptimeNanoseconds
+    /// `poll`'s timeout for `deadline` from `now`: whole milliseconds,
+    /// rounded up, so that the thread never wakes just before it and spins.
+    static func milliseconds(until deadline: UInt64, now: UInt64) -> Int32 {
         guard deadline > now else { return 0 }
         return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
     }
