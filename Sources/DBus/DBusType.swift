@@ -97,6 +97,14 @@ public struct Signature: Hashable, Sendable, CustomStringConvertible, Expressibl
     public static let empty = Signature([])
 
     public var description: String { rawValue }
+
+    /// Whether the two are the same types. Told by their text, which is
+    /// one to one with the types: comparing the types walked their arrays
+    /// and the boxes of nested types, for the signature of every call
+    /// checked against its method's.
+    public static func == (lhs: Signature, rhs: Signature) -> Bool { lhs.rawValue == rhs.rawValue }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
 private struct SignatureParser {

@@ -32,4 +32,21 @@ import Testing
             #expect(type.signatureLength == type.description.utf8.count, "\(type)")
         }
     }
+
+    /// Signatures are equal, and hash alike, exactly when their types are,
+    /// whether they were parsed from text or made from types.
+    @Test func signaturesAreEqualExactlyWhenTheirTypesAre() throws {
+        for first in Self.types {
+            for second in Self.types {
+                let parsed = try Signature(first.description + second.description)
+                let made = Signature([first, second])
+                #expect(parsed == made && parsed.hashValue == made.hashValue, "\(parsed)")
+                for other in Self.types where other != second {
+                    #expect(parsed != Signature([first, other]), "\(parsed) against \(first)\(other)")
+                }
+            }
+        }
+        let noText = ""
+        #expect(Signature.empty == (try Signature(noText)))
+    }
 }
