@@ -258,9 +258,10 @@ extension Connection {
     }
 
     private func routeStandard(_ message: Message, interface: InterfaceName?, member: MemberName) -> Delivery? {
-        if interface?.rawValue == "org.freedesktop.DBus.Peer" { return peer(member, message) }
-        let introspect = member.rawValue == "Introspect" && (interface.map { $0.rawValue == "org.freedesktop.DBus.Introspectable" } ?? true)
-        let properties = interface?.rawValue == "org.freedesktop.DBus.Properties"
+        // Compared as names (lengths first): as strings, each was a general comparison.
+        if interface == .peer { return peer(member, message) }
+        let introspect = member == .introspect && (interface.map { $0 == .introspectable } ?? true)
+        let properties = interface == .properties
         guard introspect || properties, let path = message.path else { return nil }
         let interfaces = state.withLock { $0.objects[path] }
         if introspect {
@@ -381,4 +382,15 @@ extension Connection {
             }
         }
     }
+}
+
+/// The standard interfaces every object answers (`routeStandard`).
+extension InterfaceName {
+    fileprivate static let peer: InterfaceName = "org.freedesktop.DBus.Peer"
+    fileprivate static let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
+    fileprivate static let properties: InterfaceName = "org.freedesktop.DBus.Properties"
+}
+
+extension MemberName {
+    fileprivate static let introspect: MemberName = "Introspect"
 }

@@ -102,4 +102,23 @@ import Testing
         defer { dbus_error_free(&error) }
         return validate(text, &error) != 0
     }
+
+    /// Names are equal exactly when their text is, compared as bytes:
+    /// long ones held in different strings, short ones, and lengths or
+    /// bytes that differ.
+    @Test func namesAreEqualExactlyWhenTheirBytesAre() {
+        let texts = ["org.openurld.Dispatcher1", "org.openurld.Dispatcher2", "org.openurld.Dispatcher10", "org.freedesktop.DBus.Peer",
+                     "a.b", "a.c", "org.example.Short", "org.example.Shorter"]
+        for first in texts {
+            for second in texts {
+                // Made apart, so that no two share their storage.
+                let a = InterfaceName(trusted: String(decoding: Array(first.utf8), as: UTF8.self))
+                let b = InterfaceName(trusted: String(decoding: Array(second.utf8), as: UTF8.self))
+                #expect((a == b) == (first == second), "\(first) against \(second)")
+                if a == b { #expect(a.hashValue == b.hashValue) }
+            }
+        }
+        #expect(sameBytes("", ""))
+        #expect(!sameBytes("/org/openurld/Dispatcher1", "/org/openurld/Dispatcher2"))
+    }
 }
