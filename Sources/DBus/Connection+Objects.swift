@@ -296,7 +296,7 @@ extension Connection {
             }
             return .reply(.success([.string(id)]))
         default:
-            return .reply(.failure(DBusError(.unknownMethod, "no method \(member) on interface org.freedesktop.DBus.Peer")))
+            return .reply(.failure(DBusError(.unknownMethod, "no method \(member) on interface \(InterfaceName.peer)")))
         }
     }
 
@@ -346,7 +346,7 @@ extension Connection {
             }
             throw DBusError(.propertyReadOnly, "property \(propertyName) is read-only")
         default:
-            throw DBusError(.unknownMethod, "no method \(member) on org.freedesktop.DBus.Properties")
+            throw DBusError(.unknownMethod, "no method \(member) on \(InterfaceName.properties)")
         }
     }
 
@@ -382,15 +382,4 @@ extension Connection {
             }
         }
     }
-}
-
-/// The standard interfaces every object answers (`routeStandard`).
-extension InterfaceName {
-    fileprivate static let peer: InterfaceName = "org.freedesktop.DBus.Peer"
-    fileprivate static let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
-    fileprivate static let properties: InterfaceName = "org.freedesktop.DBus.Properties"
-}
-
-extension MemberName {
-    fileprivate static let introspect: MemberName = "Introspect"
 }

@@ -105,6 +105,20 @@ public struct BusName: DBusName {
     public static let bus = BusName(trusted: "org.freedesktop.DBus")
 }
 
+extension InterfaceName {
+    /// `Ping` and `GetMachineId`, which every object answers.
+    public static let peer: InterfaceName = "org.freedesktop.DBus.Peer"
+    /// `Introspect`, which every object answers.
+    public static let introspectable: InterfaceName = "org.freedesktop.DBus.Introspectable"
+    /// `Get`, `GetAll` and `Set` of an object's properties.
+    public static let properties: InterfaceName = "org.freedesktop.DBus.Properties"
+}
+
+extension MemberName {
+    /// The method of `InterfaceName.introspectable`.
+    public static let introspect: MemberName = "Introspect"
+}
+
 /// An object path, e.g. `/org/openurld/Dispatcher1`.
 public struct ObjectPath: DBusName {
     public let rawValue: String

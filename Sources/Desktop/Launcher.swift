@@ -105,7 +105,7 @@ public final class Launcher: Sendable {
     func requestEnvironment() -> EnvironmentRequest {
         guard let connection, let timeout = LaunchDeadline.timeout(atMost: .seconds(1)),
               let message = try? Message.methodCall(
-                  destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1", interface: "org.freedesktop.DBus.Properties",
+                  destination: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1", interface: .properties,
                   member: "Get", arguments: [.string("org.freedesktop.systemd1.Manager"), .string("Environment")])
         else { return EnvironmentRequest(sent: nil) }
         message.setNoAutoStart()

@@ -69,7 +69,7 @@ public struct DispatcherClient: Sendable {
     /// The daemon's version (its `Version` property).
     public func version() async throws(DBusError) -> String {
         let reply = try await connection.call(
-            DispatcherAPI.busName, DispatcherAPI.objectPath, "org.freedesktop.DBus.Properties", "Get",
+            DispatcherAPI.busName, DispatcherAPI.objectPath, .properties, "Get",
             [.string(DispatcherAPI.dispatcherInterface.rawValue), .string(DispatcherAPI.versionProperty.rawValue)], timeout: timeout)
         return try reply.decode(Variant.self).get(String.self) ?? ""
     }
